@@ -1,0 +1,41 @@
+package io.github.kvroute.examples;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code kvroute-sim}: the command-line entry point of the examples. */
+@Command(name = "kvroute-sim", mixinStandardHelpOptions = true, version = "kvroute-sim 0.1.0",
+    description = "Compare routing policies for LLM fleets.",
+    subcommands = {KvrouteSim.DemoCommand.class})
+public final class KvrouteSim implements Callable<Integer> {
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static int run(String... args) {
+    CommandLine cli = new CommandLine(new KvrouteSim());
+    cli.setParameterExceptionHandler((ex, a) -> {
+      ex.getCommandLine().getErr().println("kvroute-sim: " + ex.getMessage());
+      return 2;
+    });
+    return cli.execute(args);
+  }
+
+  @Override
+  public Integer call() {
+    new CommandLine(this).usage(System.out);
+    return 0;
+  }
+
+  /** Routes seed 000's worked example and prints each decision with its cost breakdown. */
+  @Command(name = "demo", description = "Route seed 000's worked example and explain each decision.")
+  static final class DemoCommand implements Callable<Integer> {
+    @Override
+    public Integer call() {
+      new Demo(System.out).run();
+      return 0;
+    }
+  }
+}

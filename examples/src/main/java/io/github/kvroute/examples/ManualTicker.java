@@ -1,0 +1,18 @@
+package io.github.kvroute.examples;
+
+import io.github.kvroute.api.Ticker;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A ticker moved by hand, so the demo's numbers do not depend on the wall clock. Thread-safe. */
+final class ManualTicker implements Ticker {
+  private final AtomicLong nanos = new AtomicLong();
+
+  @Override
+  public long read() {
+    return nanos.get();
+  }
+
+  void advanceMillis(long millis) {
+    nanos.addAndGet(millis * 1_000_000);
+  }
+}

@@ -1,0 +1,237 @@
+package io.github.kvroute.api;
+
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+/**
+ * What the router knows about one eligible replica at the moment of one decision: the replica's last
+ * report and its age, this router's own traffic to it since then, and the router's estimates derived
+ * from both. Policies read views; they never see the router's internals.
+ *
+ * <p>Estimates are in milliseconds of time to first token, so they add up: a policy that sums
+ * {@link #estimatedQueueMillis()}, the prefill of the tokens not {@linkplain #matchedTokens() matched},
+ * {@link #adapterLoadMillis()} and {@link #kvTransferMillis()} predicts a TTFT.
+ *
+ * <p>Thread-safety: a view handed to a policy is valid only during that {@code route} call and only on
+ * the calling thread; the router may reuse the object afterwards. Policies must not keep references to
+ * views (keep {@link #replicaId()} instead). Views built with {@link #newBuilder()} are immutable.
+ */
+public interface CandidateView {
+
+  String replicaId();
+
+  /** The replica's current epoch. */
+  long epoch();
+
+  ReplicaRole role();
+
+  /** The latest report, raw. */
+  ReplicaSnapshot snapshot();
+
+  /** How old the report is: now minus its {@code observedAt}. */
+  double snapshotAgeMillis();
+
+  /** Whether the report is older than the router's staleness limit; the policy decides what to do. */
+  boolean telemetryStale();
+
+  /** Requests this router sent to the replica that have no outcome yet. */
+  int inFlightRequests();
+
+  /** Prompt plus planned output tokens over {@link #inFlightRequests()}. */
+  long inFlightTokens();
+
+  /** Requests this router sent after the report was observed (not yet reflected in it). */
+  int dispatchedSinceSnapshot();
+
+  /**
+   * Estimated wait before this request's prefill would start: the reported queue, plus what this router
+   * sent since the report, minus what the replica has worked off since.
+   */
+  double estimatedQueueMillis();
+
+  /**
+   * Outstanding work in tokens (queued prompt tokens plus remaining output), counting what this router
+   * sent since the report: the quantity least-outstanding-tokens balances.
+   */
+  long estimatedOutstandingTokens();
+
+  /** Leading prompt blocks the router believes the replica holds. */
+  int matchedBlocks();
+
+  /** Leading prompt tokens the router believes the replica holds. */
+  int matchedTokens();
+
+  /** Prefill cost per missing token on this replica (reported, calibrated or default). */
+  double prefillMillisPerToken();
+
+  /** Fixed cost of a prefill on this replica. */
+  double prefillOverheadMillis();
+
+  /** Time to load the request's adapter here: 0 when resident or when the request has none. */
+  double adapterLoadMillis();
+
+  /** Time to move the prompt's KV to this replica (disaggregated decode); 0 otherwise. */
+  double kvTransferMillis();
+
+  /** KV cache usage in {@code [0, 1]} including this router's sends since the report, when known. */
+  OptionalDouble kvUtilization();
+
+  /** Free KV capacity in tokens after this router's sends since the report, when known. */
+  OptionalLong freeKvTokens();
+
+  /** Estimated arrival rate at this replica from traffic this router does not see (other routers). */
+  double unseenArrivalsPerSecond();
+
+  /** Mean predicted cost of recent requests, the unit of the staleness risk. */
+  double meanRequestCostMillis();
+
+  /**
+   * How far outcomes have confirmed the router's cache beliefs about this replica: a running average of
+   * reused tokens over predicted matched tokens, in {@code [0, 1]}; 1 when the index has been right (or
+   * nothing has been learnt yet).
+   */
+  double cacheHitReliability();
+
+  /** A builder of immutable views, for tests and for hosts unit-testing their own policies. */
+  static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Builds an immutable {@link CandidateView}. Not thread-safe. */
+  final class Builder {
+    String replicaId = "replica";
+    long epoch;
+    ReplicaRole role = ReplicaRole.MIXED;
+    ReplicaSnapshot snapshot;
+    double snapshotAgeMillis;
+    boolean telemetryStale;
+    int inFlightRequests;
+    long inFlightTokens;
+    int dispatchedSinceSnapshot;
+    double estimatedQueueMillis;
+    long estimatedOutstandingTokens;
+    int matchedBlocks;
+    int matchedTokens;
+    double prefillMillisPerToken = 0.035;
+    double prefillOverheadMillis = 20;
+    double adapterLoadMillis;
+    double kvTransferMillis;
+    OptionalDouble kvUtilization = OptionalDouble.empty();
+    OptionalLong freeKvTokens = OptionalLong.empty();
+    double unseenArrivalsPerSecond;
+    double meanRequestCostMillis;
+    double cacheHitReliability = 1.0;
+
+    Builder() {}
+
+    public Builder replicaId(String v) {
+      replicaId = Checks.notBlank(v, "replicaId");
+      return this;
+    }
+
+    public Builder epoch(long v) {
+      epoch = Checks.atLeast(v, 0L, "epoch");
+      return this;
+    }
+
+    public Builder role(ReplicaRole v) {
+      role = Checks.notNull(v, "role");
+      return this;
+    }
+
+    public Builder snapshot(ReplicaSnapshot v) {
+      snapshot = Checks.notNull(v, "snapshot");
+      return this;
+    }
+
+    public Builder snapshotAgeMillis(double v) {
+      snapshotAgeMillis = Checks.nonNegativeFinite(v, "snapshotAgeMillis");
+      return this;
+    }
+
+    public Builder telemetryStale(boolean v) {
+      telemetryStale = v;
+      return this;
+    }
+
+    public Builder inFlight(int requests, long tokens) {
+      inFlightRequests = Checks.atLeast(requests, 0, "inFlightRequests");
+      inFlightTokens = Checks.atLeast(tokens, 0L, "inFlightTokens");
+      return this;
+    }
+
+    public Builder dispatchedSinceSnapshot(int v) {
+      dispatchedSinceSnapshot = Checks.atLeast(v, 0, "dispatchedSinceSnapshot");
+      return this;
+    }
+
+    public Builder estimatedQueueMillis(double v) {
+      estimatedQueueMillis = Checks.nonNegativeFinite(v, "estimatedQueueMillis");
+      return this;
+    }
+
+    public Builder estimatedOutstandingTokens(long v) {
+      estimatedOutstandingTokens = Checks.atLeast(v, 0L, "estimatedOutstandingTokens");
+      return this;
+    }
+
+    /** Matched prefix, in blocks and in tokens. */
+    public Builder matched(int blocks, int tokens) {
+      matchedBlocks = Checks.atLeast(blocks, 0, "matchedBlocks");
+      matchedTokens = Checks.atLeast(tokens, 0, "matchedTokens");
+      return this;
+    }
+
+    public Builder prefill(double overheadMillis, double millisPerToken) {
+      prefillOverheadMillis = Checks.nonNegativeFinite(overheadMillis, "prefillOverheadMillis");
+      prefillMillisPerToken = Checks.nonNegativeFinite(millisPerToken, "prefillMillisPerToken");
+      return this;
+    }
+
+    public Builder adapterLoadMillis(double v) {
+      adapterLoadMillis = Checks.nonNegativeFinite(v, "adapterLoadMillis");
+      return this;
+    }
+
+    public Builder kvTransferMillis(double v) {
+      kvTransferMillis = Checks.nonNegativeFinite(v, "kvTransferMillis");
+      return this;
+    }
+
+    public Builder kvUtilization(double v) {
+      Checks.state(v >= 0 && v <= 1, "kvUtilization", v, "in [0, 1]");
+      kvUtilization = OptionalDouble.of(v);
+      return this;
+    }
+
+    public Builder freeKvTokens(long v) {
+      freeKvTokens = OptionalLong.of(Checks.atLeast(v, 0L, "freeKvTokens"));
+      return this;
+    }
+
+    public Builder unseenArrivalsPerSecond(double v) {
+      unseenArrivalsPerSecond = Checks.nonNegativeFinite(v, "unseenArrivalsPerSecond");
+      return this;
+    }
+
+    public Builder meanRequestCostMillis(double v) {
+      meanRequestCostMillis = Checks.nonNegativeFinite(v, "meanRequestCostMillis");
+      return this;
+    }
+
+    public Builder cacheHitReliability(double v) {
+      Checks.state(v >= 0 && v <= 1, "cacheHitReliability", v, "in [0, 1]");
+      cacheHitReliability = v;
+      return this;
+    }
+
+    /** Builds the view; without a snapshot, a minimal READY report for model "model" is assumed. */
+    public CandidateView build() {
+      if (snapshot == null) {
+        snapshot = ReplicaSnapshot.newBuilder().replicaId(replicaId).epoch(epoch).role(role)
+            .model("model").build();
+      }
+      return new FixedCandidateView(this);
+    }
+  }
+}

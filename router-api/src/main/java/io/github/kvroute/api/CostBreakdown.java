@@ -1,0 +1,148 @@
+package io.github.kvroute.api;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * A predicted time-to-first-token in milliseconds, broken down by cost term ({@code queue},
+ * {@code prefill}, {@code load}, {@code risk}, ...). Milliseconds make weights meaningful and
+ * predictions checkable against outcomes, unlike unit-less scores.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class CostBreakdown {
+  private static final CostBreakdown EMPTY = new CostBreakdown(new String[0], new double[0]);
+
+  private final String[] terms;
+  private final double[] millis;
+  private final double total;
+
+  private CostBreakdown(String[] terms, double[] millis) {
+    this.terms = terms;
+    this.millis = millis;
+    double sum = 0;
+    for (double m : millis) {
+      sum += m;
+    }
+    this.total = sum;
+  }
+
+  /** No terms: the policy did not estimate a cost (the router fills in its own estimate). */
+  public static CostBreakdown empty() {
+    return EMPTY;
+  }
+
+  /** A single-term breakdown. */
+  public static CostBreakdown of(String term, double millis) {
+    return newBuilder().add(term, millis).build();
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  public boolean isEmpty() {
+    return terms.length == 0;
+  }
+
+  /** Sum of all terms, in milliseconds. */
+  public double totalMillis() {
+    return total;
+  }
+
+  public int size() {
+    return terms.length;
+  }
+
+  /** Name of term {@code index}. */
+  public String term(int index) {
+    return terms[index];
+  }
+
+  /** Milliseconds of term {@code index}. */
+  public double millis(int index) {
+    return millis[index];
+  }
+
+  /** Milliseconds of the named term, if present. */
+  public OptionalDouble millis(String term) {
+    for (int i = 0; i < terms.length; i++) {
+      if (terms[i].equals(term)) {
+        return OptionalDouble.of(millis[i]);
+      }
+    }
+    return OptionalDouble.empty();
+  }
+
+  /** Terms in order, as an unmodifiable map. */
+  public Map<String, Double> asMap() {
+    Map<String, Double> m = new LinkedHashMap<>();
+    for (int i = 0; i < terms.length; i++) {
+      m.put(terms[i], millis[i]);
+    }
+    return Collections.unmodifiableMap(m);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CostBreakdown other
+        && Arrays.equals(terms, other.terms)
+        && Arrays.equals(millis, other.millis);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * Arrays.hashCode(terms) + Arrays.hashCode(millis);
+  }
+
+  /** For example {@code 220.0 ms = queue 100.0 + prefill 120.0}. */
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder(String.format("%.1f ms", total));
+    for (int i = 0; i < terms.length; i++) {
+      s.append(i == 0 ? " = " : " + ").append(terms[i]).append(' ')
+          .append(String.format("%.1f", millis[i]));
+    }
+    return s.toString();
+  }
+
+  /** Builds a {@link CostBreakdown}. Not thread-safe. */
+  public static final class Builder {
+    private String[] terms = new String[4];
+    private double[] millis = new double[4];
+    private int size;
+
+    private Builder() {}
+
+    /**
+     * Appends a term.
+     *
+     * @throws IllegalArgumentException if {@code millis} is NaN or infinite, or the term repeats
+     */
+    public Builder add(String term, double millis) {
+      Checks.notBlank(term, "term");
+      if (Double.isNaN(millis) || Double.isInfinite(millis)) {
+        throw new IllegalArgumentException(term + ": " + millis + " (expected: finite milliseconds)");
+      }
+      for (int i = 0; i < size; i++) {
+        Checks.state(!terms[i].equals(term), "term", term, "each term once");
+      }
+      if (size == terms.length) {
+        terms = Arrays.copyOf(terms, size * 2);
+        this.millis = Arrays.copyOf(this.millis, size * 2);
+      }
+      terms[size] = term;
+      this.millis[size] = millis;
+      size++;
+      return this;
+    }
+
+    public CostBreakdown build() {
+      return size == 0 ? EMPTY
+          : new CostBreakdown(Arrays.copyOf(terms, size), Arrays.copyOf(millis, size));
+    }
+  }
+}

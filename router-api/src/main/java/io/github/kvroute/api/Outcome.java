@@ -1,0 +1,195 @@
+package io.github.kvroute.api;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * What actually happened to one routed attempt. Reporting it closes the loop: the router releases the
+ * attempt's in-flight lease, learns the replica's real prefill speed and how often its cache beliefs
+ * hold, and feeds the replica's breaker.
+ *
+ * <pre>{@code
+ * router.onOutcome(Outcome.newBuilder()
+ *     .requestId(request.id()).attempt(request.attempt())
+ *     .replicaId(decision.replicaId()).epoch(decision.epoch())
+ *     .status(OutcomeStatus.SUCCESS)
+ *     .cachedTokens(usage.cachedTokens()).ttft(ttft).queueTime(queueTime)
+ *     .build());
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Outcome {
+  private final String requestId;
+  private final int attempt;
+  private final String replicaId;
+  private final long epoch;
+  private final OutcomeStatus status;
+  private final Optional<Duration> queueTime;
+  private final OptionalInt cachedTokens;
+  private final Optional<Duration> ttft;
+  private final OptionalInt outputTokens;
+
+  private Outcome(Builder b) {
+    requestId = b.requestId;
+    attempt = b.attempt;
+    replicaId = b.replicaId;
+    epoch = b.epoch;
+    status = b.status;
+    queueTime = Optional.ofNullable(b.queueTime);
+    cachedTokens = b.cachedTokens;
+    ttft = Optional.ofNullable(b.ttft);
+    outputTokens = b.outputTokens;
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  public String requestId() {
+    return requestId;
+  }
+
+  public int attempt() {
+    return attempt;
+  }
+
+  public String replicaId() {
+    return replicaId;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public OutcomeStatus status() {
+    return status;
+  }
+
+  /** Time the request waited in the replica's queue before prefill started. */
+  public Optional<Duration> queueTime() {
+    return queueTime;
+  }
+
+  /** Prompt tokens the engine reused from its cache ({@code usage.prompt_tokens_details.cached_tokens}). */
+  public OptionalInt cachedTokens() {
+    return cachedTokens;
+  }
+
+  /** Time to first token as the replica served it. */
+  public Optional<Duration> ttft() {
+    return ttft;
+  }
+
+  public OptionalInt outputTokens() {
+    return outputTokens;
+  }
+
+  /** Whether the replica began prefilling (so the prompt's blocks were computed there). */
+  public boolean prefillStarted() {
+    return status.isSuccess() || ttft.isPresent() || cachedTokens.isPresent();
+  }
+
+  @Override
+  public String toString() {
+    return "Outcome{" + requestId + "#" + attempt + " on " + replicaId + "#" + epoch + ": " + status
+        + (cachedTokens.isPresent() ? ", cached=" + cachedTokens.getAsInt() : "")
+        + ttft.map(t -> ", ttft=" + t.toMillis() + "ms").orElse("") + "}";
+  }
+
+  /** Builds an {@link Outcome}. Not thread-safe; each option may be set once. */
+  public static final class Builder {
+    private String requestId;
+    private int attempt = 1;
+    private boolean attemptSet;
+    private String replicaId;
+    private long epoch;
+    private boolean epochSet;
+    private OutcomeStatus status;
+    private Duration queueTime;
+    private OptionalInt cachedTokens = OptionalInt.empty();
+    private Duration ttft;
+    private OptionalInt outputTokens = OptionalInt.empty();
+
+    private Builder() {}
+
+    /** Required. */
+    public Builder requestId(String requestId) {
+      Checks.unset(this.requestId != null, "requestId");
+      this.requestId = Checks.notBlank(requestId, "requestId");
+      return this;
+    }
+
+    /** Defaults to 1. */
+    public Builder attempt(int attempt) {
+      Checks.unset(attemptSet, "attempt");
+      this.attempt = Checks.atLeast(attempt, 1, "attempt");
+      attemptSet = true;
+      return this;
+    }
+
+    /** Required. */
+    public Builder replicaId(String replicaId) {
+      Checks.unset(this.replicaId != null, "replicaId");
+      this.replicaId = Checks.notBlank(replicaId, "replicaId");
+      return this;
+    }
+
+    /** Defaults to 0. */
+    public Builder epoch(long epoch) {
+      Checks.unset(epochSet, "epoch");
+      this.epoch = Checks.atLeast(epoch, 0L, "epoch");
+      epochSet = true;
+      return this;
+    }
+
+    /** Required. */
+    public Builder status(OutcomeStatus status) {
+      Checks.unset(this.status != null, "status");
+      this.status = Checks.notNull(status, "status");
+      return this;
+    }
+
+    public Builder queueTime(Duration queueTime) {
+      Checks.unset(this.queueTime != null, "queueTime");
+      this.queueTime = Checks.nonNegative(queueTime, "queueTime");
+      return this;
+    }
+
+    public Builder cachedTokens(int cachedTokens) {
+      Checks.unset(this.cachedTokens.isPresent(), "cachedTokens");
+      this.cachedTokens = OptionalInt.of(Checks.atLeast(cachedTokens, 0, "cachedTokens"));
+      return this;
+    }
+
+    public Builder ttft(Duration ttft) {
+      Checks.unset(this.ttft != null, "ttft");
+      this.ttft = Checks.nonNegative(ttft, "ttft");
+      return this;
+    }
+
+    public Builder outputTokens(int outputTokens) {
+      Checks.unset(this.outputTokens.isPresent(), "outputTokens");
+      this.outputTokens = OptionalInt.of(Checks.atLeast(outputTokens, 0, "outputTokens"));
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if a required option is missing or times are inconsistent */
+    public Outcome build() {
+      if (requestId == null) {
+        throw new IllegalArgumentException("requestId: null (expected: set before build)");
+      }
+      if (replicaId == null) {
+        throw new IllegalArgumentException("replicaId: null (expected: set before build)");
+      }
+      if (status == null) {
+        throw new IllegalArgumentException("status: null (expected: set before build)");
+      }
+      if (queueTime != null && ttft != null) {
+        Checks.state(queueTime.compareTo(ttft) <= 0, "queueTime", queueTime, "<= ttft = " + ttft);
+      }
+      return new Outcome(this);
+    }
+  }
+}

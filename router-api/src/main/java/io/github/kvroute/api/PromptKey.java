@@ -1,0 +1,205 @@
+package io.github.kvroute.api;
+
+import java.util.Arrays;
+
+/**
+ * The prefix identity of a prompt: a chain of 64-bit block hashes over fixed-size token blocks.
+ *
+ * <p>Block {@code i}'s hash covers blocks {@code 0..i}, so the first {@code k} hashes of a prompt do not
+ * depend on anything after block {@code k-1}, and two prompts share their first {@code k} hashes exactly
+ * when they share their first {@code k} blocks (up to 64-bit collisions). The chain starts from a
+ * {@link CacheNamespace} seed, so model versions and adapters never share cache. A partial last block
+ * is not hashed: engines do not share partial blocks either.
+ *
+ * <p>Three ways to build one:
+ * <ul>
+ *   <li>{@link #ofTokens} from token ids, the exact form;
+ *   <li>{@link #ofText} from text in fixed-size character blocks, an approximation for hosts without a
+ *       tokenizer (four characters per token, as llm-d's approximate prefix producer assumes);
+ *   <li>{@link #ofBlockHashes} from hashes computed elsewhere (a tokenizer sidecar, an engine's KV
+ *       events, Mooncake {@code hash_ids}).
+ * </ul>
+ *
+ * <pre>{@code
+ * PromptKey key = PromptKey.ofTokens(tokenIds, CacheNamespace.of("llama-3-70b", "v2", null));
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe. Building one allocates a single array; hashing allocates nothing per
+ * block.
+ */
+public final class PromptKey {
+  /** Tokens per block unless a caller says otherwise (vLLM's default block size). */
+  public static final int DEFAULT_BLOCK_SIZE_TOKENS = 16;
+  /** Characters per token assumed by {@link #ofText(CharSequence, CacheNamespace)}. */
+  public static final int DEFAULT_CHARS_PER_TOKEN = 4;
+
+  private static final long[] NO_BLOCKS = new long[0];
+
+  private final long[] hashes;
+  private final int blockSizeTokens;
+  private final int tokenCount;
+  private final long namespaceSeed;
+
+  private PromptKey(long[] hashes, int blockSizeTokens, int tokenCount, long namespaceSeed) {
+    this.hashes = hashes;
+    this.blockSizeTokens = blockSizeTokens;
+    this.tokenCount = tokenCount;
+    this.namespaceSeed = namespaceSeed;
+  }
+
+  /** Hashes token ids in blocks of {@value #DEFAULT_BLOCK_SIZE_TOKENS}. */
+  public static PromptKey ofTokens(int[] tokenIds, CacheNamespace namespace) {
+    return ofTokens(tokenIds, DEFAULT_BLOCK_SIZE_TOKENS, namespace);
+  }
+
+  /**
+   * Hashes token ids in blocks of {@code blockSizeTokens}; a partial last block is left unhashed.
+   *
+   * @throws IllegalArgumentException if {@code blockSizeTokens < 1}
+   */
+  public static PromptKey ofTokens(int[] tokenIds, int blockSizeTokens, CacheNamespace namespace) {
+    Checks.notNull(tokenIds, "tokenIds");
+    Checks.atLeast(blockSizeTokens, 1, "blockSizeTokens");
+    long seed = Checks.notNull(namespace, "namespace").seed();
+    int blocks = tokenIds.length / blockSizeTokens;
+    long[] hashes = blocks == 0 ? NO_BLOCKS : new long[blocks];
+    long h = seed;
+    for (int b = 0; b < blocks; b++) {
+      h = BlockHashing.tokens(h, tokenIds, b * blockSizeTokens, blockSizeTokens);
+      hashes[b] = h;
+    }
+    return new PromptKey(hashes, blockSizeTokens, tokenIds.length, seed);
+  }
+
+  /**
+   * Approximates a prompt from its text: blocks of {@value #DEFAULT_BLOCK_SIZE_TOKENS} x
+   * {@value #DEFAULT_CHARS_PER_TOKEN} characters, token count = characters / 4 rounded up.
+   */
+  public static PromptKey ofText(CharSequence text, CacheNamespace namespace) {
+    return ofText(text, DEFAULT_BLOCK_SIZE_TOKENS, DEFAULT_CHARS_PER_TOKEN, namespace);
+  }
+
+  /**
+   * Approximates a prompt from its text in blocks of {@code blockSizeTokens x charsPerToken} characters.
+   *
+   * @throws IllegalArgumentException if a size is below 1
+   */
+  public static PromptKey ofText(
+      CharSequence text, int blockSizeTokens, int charsPerToken, CacheNamespace namespace) {
+    Checks.notNull(text, "text");
+    Checks.atLeast(blockSizeTokens, 1, "blockSizeTokens");
+    Checks.atLeast(charsPerToken, 1, "charsPerToken");
+    long seed = Checks.notNull(namespace, "namespace").seed();
+    long charsPerBlockLong = (long) blockSizeTokens * charsPerToken;
+    Checks.state(charsPerBlockLong <= Integer.MAX_VALUE, "blockSizeTokens x charsPerToken",
+        charsPerBlockLong, "<= " + Integer.MAX_VALUE);
+    int charsPerBlock = (int) charsPerBlockLong;
+    int blocks = text.length() / charsPerBlock;
+    long[] hashes = blocks == 0 ? NO_BLOCKS : new long[blocks];
+    long h = seed;
+    for (int b = 0; b < blocks; b++) {
+      h = BlockHashing.chars(h, text, b * charsPerBlock, charsPerBlock);
+      hashes[b] = h;
+    }
+    int tokens = (int) ((text.length() + (long) charsPerToken - 1) / charsPerToken);
+    return new PromptKey(hashes, blockSizeTokens, tokens, seed);
+  }
+
+  /**
+   * Adopts block hashes computed elsewhere, which must already be prefix-chained (each hash standing for
+   * its whole prefix), as vLLM KV events and Mooncake {@code hash_ids} are. Each is mapped into the
+   * namespace by a bijection, so distinct inputs stay distinct. The last block may be partial here
+   * (Mooncake hashes it): {@code blockCount <= ceil(tokenCount / blockSizeTokens)}.
+   *
+   * @throws IllegalArgumentException if the counts are inconsistent
+   */
+  public static PromptKey ofBlockHashes(
+      long[] blockHashes, int blockSizeTokens, int tokenCount, CacheNamespace namespace) {
+    Checks.notNull(blockHashes, "blockHashes");
+    Checks.atLeast(blockSizeTokens, 1, "blockSizeTokens");
+    Checks.atLeast(tokenCount, 0, "tokenCount");
+    long seed = Checks.notNull(namespace, "namespace").seed();
+    long maxBlocks = ((long) tokenCount + blockSizeTokens - 1) / blockSizeTokens;
+    Checks.state(blockHashes.length <= maxBlocks, "blockHashes.length", blockHashes.length,
+        "<= ceil(tokenCount / blockSizeTokens) = " + maxBlocks);
+    long[] hashes = blockHashes.length == 0 ? NO_BLOCKS : new long[blockHashes.length];
+    for (int i = 0; i < hashes.length; i++) {
+      hashes[i] = BlockHashing.foreign(seed, blockHashes[i]);
+    }
+    return new PromptKey(hashes, blockSizeTokens, tokenCount, seed);
+  }
+
+  /**
+   * A prompt with a known length and no prefix identity (the host has neither tokens nor text to
+   * hash). It never matches the prefix index; length-aware policies still see its size.
+   */
+  public static PromptKey unhashed(int tokenCount) {
+    Checks.atLeast(tokenCount, 0, "tokenCount");
+    return new PromptKey(NO_BLOCKS, DEFAULT_BLOCK_SIZE_TOKENS, tokenCount, 0L);
+  }
+
+  /**
+   * The key a hash computed elsewhere takes in {@code namespace}: the same mapping
+   * {@link #ofBlockHashes} applies, for hosts translating engine KV events.
+   */
+  public static long namespacedHash(CacheNamespace namespace, long foreignHash) {
+    return BlockHashing.foreign(Checks.notNull(namespace, "namespace").seed(), foreignHash);
+  }
+
+  /** Number of hashed blocks. */
+  public int blockCount() {
+    return hashes.length;
+  }
+
+  /**
+   * The chained hash of block {@code index}.
+   *
+   * @throws IndexOutOfBoundsException if {@code index} is not in {@code [0, blockCount())}
+   */
+  public long blockHash(int index) {
+    return hashes[index];
+  }
+
+  /** A copy of all block hashes. */
+  public long[] blockHashes() {
+    return hashes.clone();
+  }
+
+  public int blockSizeTokens() {
+    return blockSizeTokens;
+  }
+
+  /** Prompt length in tokens (estimated for {@link #ofText}). */
+  public int tokenCount() {
+    return tokenCount;
+  }
+
+  /** The seed of the namespace the chain started from. */
+  public long namespaceSeed() {
+    return namespaceSeed;
+  }
+
+  /** Tokens covered by the first {@code blocks} blocks, capped at the prompt length. */
+  public int tokensInBlocks(int blocks) {
+    return (int) Math.min((long) blocks * blockSizeTokens, tokenCount);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PromptKey other
+        && blockSizeTokens == other.blockSizeTokens
+        && tokenCount == other.tokenCount
+        && namespaceSeed == other.namespaceSeed
+        && Arrays.equals(hashes, other.hashes);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * Arrays.hashCode(hashes) + tokenCount;
+  }
+
+  @Override
+  public String toString() {
+    return "PromptKey{tokens=" + tokenCount + ", blocks=" + hashes.length + "x" + blockSizeTokens + "}";
+  }
+}

@@ -1,0 +1,324 @@
+package io.github.kvroute.api;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * One LLM request as the router sees it: who it is, what it needs, how big it is and how long it may
+ * wait for its first token.
+ *
+ * <pre>{@code
+ * Request request = Request.newBuilder()
+ *     .id("req-42").model("llama-3-70b")
+ *     .prompt(PromptKey.ofTokens(tokenIds, CacheNamespace.of("llama-3-70b")))
+ *     .maxOutputTokens(512)
+ *     .ttftBudget(Duration.ofMillis(600))
+ *     .build();
+ * }</pre>
+ *
+ * <p>The {@link #id()} is stable across retries; each retry is a new {@link #attempt()} (see
+ * {@link #nextAttempt()}), and exactly one attempt is authoritative.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Request {
+  private final String id;
+  private final int attempt;
+  private final String model;
+  private final Optional<String> modelVersion;
+  private final Optional<String> adapter;
+  private final Optional<String> sessionId;
+  private final Optional<String> tenant;
+  private final Priority priority;
+  private final PromptKey prompt;
+  private final int maxOutputTokens;
+  private final OptionalInt expectedOutputTokens;
+  private final Optional<Duration> ttftBudget;
+  private final Duration upstreamElapsed;
+  private final OptionalLong arrivalNanos;
+
+  private Request(Builder b) {
+    this.id = Checks.notBlank(b.id, "id");
+    this.attempt = Checks.atLeast(b.attempt, 1, "attempt");
+    this.model = Checks.notBlank(b.model, "model");
+    this.modelVersion = Optional.ofNullable(b.modelVersion);
+    this.adapter = Optional.ofNullable(b.adapter);
+    this.sessionId = Optional.ofNullable(b.sessionId);
+    this.tenant = Optional.ofNullable(b.tenant);
+    this.priority = Checks.notNull(b.priority, "priority");
+    this.prompt = Checks.notNull(b.prompt, "prompt");
+    this.maxOutputTokens = Checks.atLeast(b.maxOutputTokens, 1, "maxOutputTokens");
+    if (b.expectedOutputTokens != null) {
+      Checks.atLeast(b.expectedOutputTokens, 0, "expectedOutputTokens");
+      Checks.state(b.expectedOutputTokens <= b.maxOutputTokens, "expectedOutputTokens",
+          b.expectedOutputTokens, "<= maxOutputTokens = " + b.maxOutputTokens);
+      this.expectedOutputTokens = OptionalInt.of(b.expectedOutputTokens);
+    } else {
+      this.expectedOutputTokens = OptionalInt.empty();
+    }
+    this.ttftBudget = Optional.ofNullable(b.ttftBudget);
+    this.upstreamElapsed = b.upstreamElapsed;
+    this.arrivalNanos = b.arrivalNanos == null ? OptionalLong.empty() : OptionalLong.of(b.arrivalNanos);
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** A builder holding this request's values, for variations (each option may be set once more). */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.id = id;
+    b.attempt = attempt;
+    b.model = model;
+    b.modelVersion = modelVersion.orElse(null);
+    b.adapter = adapter.orElse(null);
+    b.sessionId = sessionId.orElse(null);
+    b.tenant = tenant.orElse(null);
+    b.priority = priority;
+    b.prompt = prompt;
+    b.maxOutputTokens = maxOutputTokens;
+    b.expectedOutputTokens = expectedOutputTokens.isPresent() ? expectedOutputTokens.getAsInt() : null;
+    b.ttftBudget = ttftBudget.orElse(null);
+    b.upstreamElapsed = upstreamElapsed;
+    b.arrivalNanos = arrivalNanos.isPresent() ? arrivalNanos.getAsLong() : null;
+    return b;
+  }
+
+  /** The same request as its next attempt: same id, {@code attempt + 1}. */
+  public Request nextAttempt() {
+    Builder b = toBuilder();
+    b.attempt = attempt + 1;
+    return b.build();
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** 1 for the first try, then 2, 3, ... for retries of the same {@link #id()}. */
+  public int attempt() {
+    return attempt;
+  }
+
+  public String model() {
+    return model;
+  }
+
+  public Optional<String> modelVersion() {
+    return modelVersion;
+  }
+
+  /** The LoRA adapter the request needs, if any. */
+  public Optional<String> adapter() {
+    return adapter;
+  }
+
+  public Optional<String> sessionId() {
+    return sessionId;
+  }
+
+  public Optional<String> tenant() {
+    return tenant;
+  }
+
+  public Priority priority() {
+    return priority;
+  }
+
+  public PromptKey prompt() {
+    return prompt;
+  }
+
+  /** Prompt length in tokens, from {@link #prompt()}. */
+  public int promptTokens() {
+    return prompt.tokenCount();
+  }
+
+  public int maxOutputTokens() {
+    return maxOutputTokens;
+  }
+
+  /** A prediction of the output length, when the host has one (otherwise use the maximum). */
+  public OptionalInt expectedOutputTokens() {
+    return expectedOutputTokens;
+  }
+
+  /** Output tokens to plan for: the expectation when known, else the maximum. */
+  public int plannedOutputTokens() {
+    return expectedOutputTokens.orElse(maxOutputTokens);
+  }
+
+  /** The time-to-first-token objective, measured from when the client sent the request. */
+  public Optional<Duration> ttftBudget() {
+    return ttftBudget;
+  }
+
+  /** Time the request already spent before reaching the router (upstream gateways, queues). */
+  public Duration upstreamElapsed() {
+    return upstreamElapsed;
+  }
+
+  /**
+   * What is left of the TTFT budget for queueing and prefill, in milliseconds: budget minus upstream
+   * time; negative when the deadline has already passed. Empty when the request has no budget.
+   */
+  public OptionalLong remainingBudgetMillis() {
+    if (ttftBudget.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(ttftBudget.get().minus(upstreamElapsed).toMillis());
+  }
+
+  /** When the request reached the router, on the router's {@link Ticker}; empty means "now". */
+  public OptionalLong arrivalNanos() {
+    return arrivalNanos;
+  }
+
+  @Override
+  public String toString() {
+    return "Request{" + id + "#" + attempt + ", model=" + model
+        + modelVersion.map(v -> "@" + v).orElse("") + adapter.map(a -> "+" + a).orElse("")
+        + ", " + priority + ", prompt=" + prompt.tokenCount() + "t, maxOut=" + maxOutputTokens + "}";
+  }
+
+  /** Builds a {@link Request}. Not thread-safe; each option may be set once. */
+  public static final class Builder {
+    private String id;
+    private int attempt = 1;
+    private boolean attemptSet;
+    private String model;
+    private String modelVersion;
+    private String adapter;
+    private String sessionId;
+    private String tenant;
+    private Priority priority = Priority.STANDARD;
+    private boolean prioritySet;
+    private PromptKey prompt;
+    private int maxOutputTokens = 256;
+    private boolean maxOutputSet;
+    private Integer expectedOutputTokens;
+    private Duration ttftBudget;
+    private Duration upstreamElapsed = Duration.ZERO;
+    private boolean upstreamSet;
+    private Long arrivalNanos;
+
+    private Builder() {}
+
+    /** Required: stable across retries. */
+    public Builder id(String id) {
+      Checks.unset(this.id != null, "id");
+      this.id = Checks.notBlank(id, "id");
+      return this;
+    }
+
+    /** Defaults to 1. */
+    public Builder attempt(int attempt) {
+      Checks.unset(attemptSet, "attempt");
+      this.attempt = Checks.atLeast(attempt, 1, "attempt");
+      this.attemptSet = true;
+      return this;
+    }
+
+    /** Required. */
+    public Builder model(String model) {
+      Checks.unset(this.model != null, "model");
+      this.model = Checks.notBlank(model, "model");
+      return this;
+    }
+
+    public Builder modelVersion(String modelVersion) {
+      Checks.unset(this.modelVersion != null, "modelVersion");
+      this.modelVersion = Checks.notBlank(modelVersion, "modelVersion");
+      return this;
+    }
+
+    public Builder adapter(String adapter) {
+      Checks.unset(this.adapter != null, "adapter");
+      this.adapter = Checks.notBlank(adapter, "adapter");
+      return this;
+    }
+
+    public Builder sessionId(String sessionId) {
+      Checks.unset(this.sessionId != null, "sessionId");
+      this.sessionId = Checks.notBlank(sessionId, "sessionId");
+      return this;
+    }
+
+    public Builder tenant(String tenant) {
+      Checks.unset(this.tenant != null, "tenant");
+      this.tenant = Checks.notBlank(tenant, "tenant");
+      return this;
+    }
+
+    /** Defaults to {@link Priority#STANDARD}. */
+    public Builder priority(Priority priority) {
+      Checks.unset(prioritySet, "priority");
+      this.priority = Checks.notNull(priority, "priority");
+      this.prioritySet = true;
+      return this;
+    }
+
+    /** Required. */
+    public Builder prompt(PromptKey prompt) {
+      Checks.unset(this.prompt != null, "prompt");
+      this.prompt = Checks.notNull(prompt, "prompt");
+      return this;
+    }
+
+    /** Defaults to 256. */
+    public Builder maxOutputTokens(int maxOutputTokens) {
+      Checks.unset(maxOutputSet, "maxOutputTokens");
+      this.maxOutputTokens = Checks.atLeast(maxOutputTokens, 1, "maxOutputTokens");
+      this.maxOutputSet = true;
+      return this;
+    }
+
+    public Builder expectedOutputTokens(int expectedOutputTokens) {
+      Checks.unset(this.expectedOutputTokens != null, "expectedOutputTokens");
+      this.expectedOutputTokens = Checks.atLeast(expectedOutputTokens, 0, "expectedOutputTokens");
+      return this;
+    }
+
+    /** The TTFT objective from the client's send time; absent means no deadline. */
+    public Builder ttftBudget(Duration ttftBudget) {
+      Checks.unset(this.ttftBudget != null, "ttftBudget");
+      Checks.nonNegative(ttftBudget, "ttftBudget");
+      this.ttftBudget = ttftBudget;
+      return this;
+    }
+
+    /** Time already spent upstream; defaults to zero. */
+    public Builder upstreamElapsed(Duration upstreamElapsed) {
+      Checks.unset(upstreamSet, "upstreamElapsed");
+      this.upstreamElapsed = Checks.nonNegative(upstreamElapsed, "upstreamElapsed");
+      this.upstreamSet = true;
+      return this;
+    }
+
+    /** Arrival time on the router's {@link Ticker}; defaults to the time of routing. */
+    public Builder arrivalNanos(long arrivalNanos) {
+      Checks.unset(this.arrivalNanos != null, "arrivalNanos");
+      this.arrivalNanos = arrivalNanos;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if a required option is missing or values are inconsistent
+     */
+    public Request build() {
+      if (id == null) {
+        throw new IllegalArgumentException("id: null (expected: set before build)");
+      }
+      if (model == null) {
+        throw new IllegalArgumentException("model: null (expected: set before build)");
+      }
+      if (prompt == null) {
+        throw new IllegalArgumentException("prompt: null (expected: set before build)");
+      }
+      return new Request(this);
+    }
+  }
+}

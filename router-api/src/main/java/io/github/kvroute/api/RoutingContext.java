@@ -1,0 +1,43 @@
+package io.github.kvroute.api;
+
+import java.util.List;
+
+/**
+ * Everything a policy may look at for one decision: the request, the eligible candidates (already
+ * filtered for state, epoch, breaker, model, version and adapter, and already matched against the prefix
+ * index), the injected randomness and time, and the router's own cost estimate.
+ *
+ * <p>Thread-safety: valid only during the {@code route} call, on the calling thread.
+ */
+public interface RoutingContext {
+
+  Request request();
+
+  /**
+   * Replicas that can serve the whole request ({@link ReplicaRole#MIXED}), in a stable order (by
+   * replica id). Empty when none is eligible: a policy then returns a
+   * {@link RejectReason#NO_CANDIDATES} rejection, never throws.
+   */
+  List<CandidateView> candidates();
+
+  /** Eligible {@link ReplicaRole#PREFILL} replicas, for disaggregated placement. */
+  List<CandidateView> prefillCandidates();
+
+  /** Eligible {@link ReplicaRole#DECODE} replicas, for disaggregated placement. */
+  List<CandidateView> decodeCandidates();
+
+  /** The router's injected randomness; use it (not {@code Math.random}) so decisions reproduce. */
+  RandomSource random();
+
+  /** Now, on the router's {@link Ticker}. */
+  long nowNanos();
+
+  /** The router's cost model for this request on {@code candidate}, term by term, in milliseconds. */
+  CostBreakdown estimate(CandidateView candidate);
+
+  /** A rejection for an empty candidate list, with the standard wording. */
+  default RoutingDecision noCandidates() {
+    return RoutingDecision.rejected(RejectReason.NO_CANDIDATES,
+        "no eligible replica for model " + request().model(), null);
+  }
+}

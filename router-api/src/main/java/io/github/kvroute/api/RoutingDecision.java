@@ -1,0 +1,164 @@
+package io.github.kvroute.api;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The router's answer for one request: <em>routed</em> to a replica (with the predicted cost and its
+ * breakdown, and how many prompt tokens the router believes are already cached there), optionally with
+ * a separate prefill replica for prefill/decode disaggregation; or <em>rejected</em> with a reason and,
+ * when waiting would help, a {@link #retryAfter()}.
+ *
+ * <pre>{@code
+ * RoutingDecision d = router.route(request);
+ * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class RoutingDecision {
+  private final String replicaId;
+  private final long epoch;
+  private final String prefillReplicaId;
+  private final long prefillEpoch;
+  private final CostBreakdown cost;
+  private final int matchedTokens;
+  private final RejectReason reason;
+  private final String detail;
+  private final Duration retryAfter;
+
+  private RoutingDecision(String replicaId, long epoch, String prefillReplicaId, long prefillEpoch,
+      CostBreakdown cost, int matchedTokens, RejectReason reason, String detail, Duration retryAfter) {
+    this.replicaId = replicaId;
+    this.epoch = epoch;
+    this.prefillReplicaId = prefillReplicaId;
+    this.prefillEpoch = prefillEpoch;
+    this.cost = cost;
+    this.matchedTokens = matchedTokens;
+    this.reason = reason;
+    this.detail = detail;
+    this.retryAfter = retryAfter;
+  }
+
+  /**
+   * Routes the whole request to {@code chosen}.
+   *
+   * @param cost the predicted cost, or {@link CostBreakdown#empty()} to let the router estimate it
+   */
+  public static RoutingDecision routed(CandidateView chosen, CostBreakdown cost) {
+    Checks.notNull(chosen, "chosen");
+    return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null, -1,
+        Checks.notNull(cost, "cost"), chosen.matchedTokens(), null, null, null);
+  }
+
+  /** Routes prefill to {@code prefill} and decode to {@code decode} (disaggregated serving). */
+  public static RoutingDecision routedPair(
+      CandidateView prefill, CandidateView decode, CostBreakdown cost) {
+    Checks.notNull(prefill, "prefill");
+    Checks.notNull(decode, "decode");
+    return new RoutingDecision(decode.replicaId(), decode.epoch(), prefill.replicaId(),
+        prefill.epoch(), Checks.notNull(cost, "cost"), prefill.matchedTokens(), null, null, null);
+  }
+
+  /**
+   * A rejection.
+   *
+   * @param retryAfter when a retry could plausibly be admitted, or {@code null} if waiting would not help
+   */
+  public static RoutingDecision rejected(RejectReason reason, String detail, Duration retryAfter) {
+    Checks.notNull(reason, "reason");
+    Checks.notNull(detail, "detail");
+    if (retryAfter != null) {
+      Checks.nonNegative(retryAfter, "retryAfter");
+    }
+    return new RoutingDecision(null, -1, null, -1, CostBreakdown.empty(), 0, reason, detail,
+        retryAfter);
+  }
+
+  /** This decision with {@code cost} in place of its own (the router fills in missing estimates). */
+  public RoutingDecision withCost(CostBreakdown cost) {
+    Checks.notNull(cost, "cost");
+    return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, matchedTokens,
+        reason, detail, retryAfter);
+  }
+
+  public boolean isRouted() {
+    return reason == null;
+  }
+
+  /**
+   * The replica that serves the request (the decode replica of a pair).
+   *
+   * @throws IllegalStateException if the decision is a rejection
+   */
+  public String replicaId() {
+    requireRouted("replicaId");
+    return replicaId;
+  }
+
+  /** Epoch of {@link #replicaId()}; report it back in the {@link Outcome}. */
+  public long epoch() {
+    requireRouted("epoch");
+    return epoch;
+  }
+
+  /** The prefill replica when prefill and decode are placed separately. */
+  public Optional<String> prefillReplicaId() {
+    return Optional.ofNullable(prefillReplicaId);
+  }
+
+  /** Epoch of the prefill replica, or -1 when there is none. */
+  public long prefillEpoch() {
+    return prefillEpoch;
+  }
+
+  /** Predicted time to first token, by term; empty for rejections. */
+  public CostBreakdown cost() {
+    return cost;
+  }
+
+  /** Prompt tokens the router believes the chosen (prefill) replica already holds. */
+  public int matchedTokens() {
+    return matchedTokens;
+  }
+
+  /**
+   * Why the request was rejected.
+   *
+   * @throws IllegalStateException if the decision routed the request
+   */
+  public RejectReason reason() {
+    if (reason == null) {
+      throw new IllegalStateException("reason: none (expected: a rejected decision)");
+    }
+    return reason;
+  }
+
+  /** Human-readable detail of a rejection; empty string for routed decisions. */
+  public String detail() {
+    return detail == null ? "" : detail;
+  }
+
+  /** When to retry a rejected request; empty if routed, or if waiting would not help. */
+  public Optional<Duration> retryAfter() {
+    return Optional.ofNullable(retryAfter);
+  }
+
+  private void requireRouted(String what) {
+    if (reason != null) {
+      throw new IllegalStateException(
+          what + ": none, request was rejected (" + reason + ") (expected: a routed decision)");
+    }
+  }
+
+  @Override
+  public String toString() {
+    if (reason != null) {
+      return "rejected " + reason + ": " + detail
+          + (retryAfter == null ? "" : ", retry after " + retryAfter.toMillis() + " ms");
+    }
+    return "routed to " + replicaId + "#" + epoch
+        + (prefillReplicaId == null ? "" : " (prefill on " + prefillReplicaId + "#" + prefillEpoch + ")")
+        + ", matched " + matchedTokens + " tokens, predicted " + cost;
+  }
+}

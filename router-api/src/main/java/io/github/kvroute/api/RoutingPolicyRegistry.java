@@ -1,0 +1,216 @@
+package io.github.kvroute.api;
+
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * The policies available by name: providers discovered through {@link ServiceLoader} plus any a host
+ * registers by hand. Modelled on gRPC's {@code LoadBalancerRegistry}.
+ *
+ * <p>For each name the <em>effective</em> provider is the available one with the highest
+ * {@linkplain RoutingPolicyProvider#priority() priority}; ties go to the provider whose class name sorts
+ * first, so the choice does not depend on classpath order. A provider that fails to load, throws from
+ * {@code isAvailable()}, or has an invalid name is skipped and recorded in {@link #loadErrors()}:
+ * discovery never throws.
+ *
+ * <pre>{@code
+ * ConfigOrError<RoutingPolicy> p = RoutingPolicyRegistry.defaultRegistry()
+ *     .newPolicy("hybrid-cost", Map.of(), PolicyEnvironment.system());
+ * }</pre>
+ *
+ * <p>Thread-safety: thread-safe. Lookups read an immutable map published on every change (no lock);
+ * changes are serialised.
+ */
+public final class RoutingPolicyRegistry {
+  private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]*");
+  private static final System.Logger LOG = System.getLogger(RoutingPolicyRegistry.class.getName());
+  private static RoutingPolicyRegistry defaultRegistry;
+
+  private final Set<RoutingPolicyProvider> all = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<String> loadErrors = new LinkedHashSet<>();
+  private volatile Map<String, RoutingPolicyProvider> effective = Map.of();
+
+  private RoutingPolicyRegistry() {}
+
+  /** An empty registry (for hosts that want full control, and for tests). */
+  public static RoutingPolicyRegistry newRegistry() {
+    return new RoutingPolicyRegistry();
+  }
+
+  /**
+   * The process-wide registry, loaded on first use from the class loader of this class and, if
+   * different, the thread's context class loader.
+   */
+  public static synchronized RoutingPolicyRegistry defaultRegistry() {
+    if (defaultRegistry == null) {
+      RoutingPolicyRegistry r = new RoutingPolicyRegistry();
+      Set<ClassLoader> loaders = new LinkedHashSet<>();
+      loaders.add(RoutingPolicyRegistry.class.getClassLoader());
+      ClassLoader context = Thread.currentThread().getContextClassLoader();
+      if (context != null) {
+        loaders.add(context);
+      }
+      for (ClassLoader loader : loaders) {
+        r.loadFrom(loader);
+      }
+      defaultRegistry = r;
+    }
+    return defaultRegistry;
+  }
+
+  /** A new registry holding the providers {@code loader} can see. */
+  public static RoutingPolicyRegistry load(ClassLoader loader) {
+    RoutingPolicyRegistry r = new RoutingPolicyRegistry();
+    r.loadFrom(Checks.notNull(loader, "loader"));
+    return r;
+  }
+
+  private synchronized void loadFrom(ClassLoader loader) {
+    Set<Class<?>> seen = new java.util.HashSet<>();
+    for (RoutingPolicyProvider p : all) {
+      seen.add(p.getClass());
+    }
+    Iterator<RoutingPolicyProvider> it =
+        ServiceLoader.load(RoutingPolicyProvider.class, loader).iterator();
+    while (true) {
+      RoutingPolicyProvider p;
+      try {
+        if (!it.hasNext()) {
+          break;
+        }
+        p = it.next();
+      } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+        recordError("provider failed to load: " + e);
+        continue;
+      }
+      if (seen.add(p.getClass())) {
+        addChecked(p);
+      }
+    }
+    refresh();
+  }
+
+  /**
+   * Adds a provider. An unavailable or invalid provider is kept out of the effective set (and recorded
+   * in {@link #loadErrors()} when invalid), exactly as discovery would.
+   */
+  public synchronized void register(RoutingPolicyProvider provider) {
+    Checks.notNull(provider, "provider");
+    addChecked(provider);
+    refresh();
+  }
+
+  /** Removes a provider; the next best for its name, if any, becomes effective. */
+  public synchronized void deregister(RoutingPolicyProvider provider) {
+    all.remove(Checks.notNull(provider, "provider"));
+    refresh();
+  }
+
+  /** The effective provider for {@code name}. */
+  public Optional<RoutingPolicyProvider> provider(String name) {
+    return Optional.ofNullable(effective.get(name));
+  }
+
+  /** Names with an effective provider, sorted. */
+  public SortedSet<String> policyNames() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(effective.keySet()));
+  }
+
+  /** Effective providers, sorted by name. */
+  public List<RoutingPolicyProvider> providers() {
+    return List.copyOf(effective.values());
+  }
+
+  /** Problems met while loading or registering providers, for diagnostics. */
+  public synchronized List<String> loadErrors() {
+    return List.copyOf(loadErrors);
+  }
+
+  /**
+   * Creates the named policy. An unknown name, or a provider that throws, is an error value.
+   */
+  public ConfigOrError<RoutingPolicy> newPolicy(
+      String name, Map<String, String> config, PolicyEnvironment environment) {
+    Checks.notNull(name, "name");
+    Checks.notNull(config, "config");
+    Checks.notNull(environment, "environment");
+    RoutingPolicyProvider p = effective.get(name);
+    if (p == null) {
+      return ConfigOrError.error("policy: " + name + " (expected: one of " + policyNames() + ")");
+    }
+    try {
+      ConfigOrError<RoutingPolicy> result = p.newPolicy(Map.copyOf(config), environment);
+      if (result == null) {
+        return ConfigOrError.error("policy " + name + ": provider returned null");
+      }
+      return result;
+    } catch (RuntimeException e) {
+      return ConfigOrError.error("policy " + name + ": provider threw " + e);
+    }
+  }
+
+  private void addChecked(RoutingPolicyProvider p) {
+    String name;
+    try {
+      name = p.policyName();
+    } catch (RuntimeException e) {
+      recordError(p.getClass().getName() + ": policyName() threw " + e);
+      return;
+    }
+    if (name == null || !NAME.matcher(name).matches()) {
+      recordError(p.getClass().getName() + ": policyName " + name
+          + " (expected: lower-case letters, digits and hyphens, starting with a letter)");
+      return;
+    }
+    all.add(p);
+  }
+
+  private void refresh() {
+    Map<String, RoutingPolicyProvider> best = new TreeMap<>();
+    Comparator<RoutingPolicyProvider> order =
+        Comparator.comparingInt(RoutingPolicyRegistry::safePriority).reversed()
+            .thenComparing(p -> p.getClass().getName());
+    for (RoutingPolicyProvider p : all) {
+      if (!safeAvailable(p)) {
+        continue;
+      }
+      best.merge(p.policyName(), p, (a, b) -> order.compare(a, b) <= 0 ? a : b);
+    }
+    effective = Collections.unmodifiableMap(best);
+  }
+
+  private static int safePriority(RoutingPolicyProvider p) {
+    try {
+      return p.priority();
+    } catch (RuntimeException e) {
+      return Integer.MIN_VALUE;
+    }
+  }
+
+  private boolean safeAvailable(RoutingPolicyProvider p) {
+    try {
+      return p.isAvailable();
+    } catch (RuntimeException e) {
+      recordError(p.getClass().getName() + ": isAvailable() threw " + e);
+      return false;
+    }
+  }
+
+  private void recordError(String message) {
+    loadErrors.add(message);
+    LOG.log(System.Logger.Level.DEBUG, message);
+  }
+}

@@ -1,0 +1,17 @@
+package io.github.kvroute.api;
+
+/**
+ * One cost term: estimated milliseconds of time to first token that placing {@code request} on
+ * {@code candidate} would incur for one reason (waiting, recomputing a missing prefix, loading an
+ * adapter, trusting stale telemetry, ...). A policy sums weighted terms; lower is better.
+ *
+ * <p>Thread-safety: implementations must be stateless or thread-safe; they are called concurrently.
+ */
+public interface Scorer {
+
+  /** Short, stable name used in cost breakdowns ({@code queue}, {@code prefill}, ...). */
+  String name();
+
+  /** The term's cost in milliseconds; finite and non-negative. */
+  double costMillis(Request request, CandidateView candidate);
+}

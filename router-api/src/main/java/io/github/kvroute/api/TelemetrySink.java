@@ -1,0 +1,16 @@
+package io.github.kvroute.api;
+
+/**
+ * Where telemetry goes: the router implements this. Hosts push reports as they parse them (for example
+ * a replica's {@code /metrics}, or a KV-event subscription).
+ *
+ * <p>Thread-safety: implementations accept calls from any number of threads concurrently with routing.
+ */
+public interface TelemetrySink {
+
+  /** Applies a replica report; an older epoch or an older observation is ignored and said so. */
+  UpdateResult onSnapshot(ReplicaSnapshot snapshot);
+
+  /** Applies a KV-cache change; an older epoch is ignored and said so. */
+  UpdateResult onKvEvent(KvEvent event);
+}

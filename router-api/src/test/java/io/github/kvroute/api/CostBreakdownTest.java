@@ -1,0 +1,121 @@
+package io.github.kvroute.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.common.testing.EqualsTester;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalDouble;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CostBreakdownTest {
+
+  private static CostBreakdown sample() {
+    return CostBreakdown.newBuilder().add("queue", 100.0).add("prefill", 120.5).add("load", 0.25).build();
+  }
+
+  @Test
+  void totalIsTheSumOfTheTerms() {
+    CostBreakdown c = sample();
+
+    assertThat(c.totalMillis()).isEqualTo(100.0 + 120.5 + 0.25);
+    assertThat(c.size()).isEqualTo(3);
+    assertThat(c.isEmpty()).isFalse();
+    assertThat(CostBreakdown.of("risk", 7.5).totalMillis()).isEqualTo(7.5);
+  }
+
+  @Test
+  void termsAreLookedUpByIndexAndName() {
+    CostBreakdown c = sample();
+
+    assertThat(c.term(1)).isEqualTo("prefill");
+    assertThat(c.millis(1)).isEqualTo(120.5);
+    assertThat(c.millis("load")).hasValue(0.25);
+    assertThat(c.millis("risk")).isEqualTo(OptionalDouble.empty());
+    assertThatThrownBy(() -> c.term(3)).isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
+  void duplicateTermIsRejected() {
+    CostBreakdown.Builder b = CostBreakdown.newBuilder().add("queue", 1);
+
+    assertThatIllegalArgumentException().isThrownBy(() -> b.add("queue", 2))
+        .withMessageStartingWith("term: queue")
+        .withMessageContaining("expected: each term once");
+  }
+
+  @ParameterizedTest
+  @ValueSource(doubles = {Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY})
+  void nonFiniteMillisAreRejected(double millis) {
+    assertThatIllegalArgumentException().isThrownBy(() -> CostBreakdown.of("queue", millis))
+        .withMessageStartingWith("queue: " + millis)
+        .withMessageContaining("expected: finite");
+  }
+
+  @Test
+  void blankOrNullTermIsRejected() {
+    assertThatIllegalArgumentException().isThrownBy(() -> CostBreakdown.of(" ", 1))
+        .withMessageStartingWith("term: \" \"").withMessageContaining("expected: non-blank");
+    assertThatNullPointerException().isThrownBy(() -> CostBreakdown.of(null, 1))
+        .withMessageContaining("term: null");
+  }
+
+  @Test
+  void emptyHasNoTerms() {
+    CostBreakdown empty = CostBreakdown.empty();
+
+    assertThat(empty.isEmpty()).isTrue();
+    assertThat(empty.size()).isZero();
+    assertThat(empty.totalMillis()).isZero();
+    assertThat(empty.asMap()).isEmpty();
+    assertThat(CostBreakdown.newBuilder().build()).isEqualTo(empty);
+  }
+
+  @Test
+  void asMapKeepsOrderAndIsUnmodifiable() {
+    CostBreakdown.Builder b = CostBreakdown.newBuilder();
+    Map<String, Double> expected = new LinkedHashMap<>();
+    for (String term : new String[] {"z", "queue", "a", "prefill", "m", "load", "b"}) {
+      double millis = term.length() * 1.5;
+      b.add(term, millis);
+      expected.put(term, millis);
+    }
+    Map<String, Double> map = b.build().asMap();
+
+    assertThat(map).containsExactlyEntriesOf(expected);
+    assertThatThrownBy(() -> map.put("x", 1.0)).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void builtBreakdownIsNotAffectedByLaterAdds() {
+    CostBreakdown.Builder b = CostBreakdown.newBuilder().add("queue", 1);
+    CostBreakdown first = b.build();
+    b.add("prefill", 2);
+
+    assertThat(first.size()).isEqualTo(1);
+    assertThat(b.build().size()).isEqualTo(2);
+  }
+
+  @Test
+  void toStringMentionsEveryTerm() {
+    assertThat(sample().toString()).contains("queue", "prefill", "load", "ms");
+  }
+
+  @Test
+  void equalsAndHashCode() {
+    new EqualsTester()
+        .addEqualityGroup(sample(), sample())
+        .addEqualityGroup(CostBreakdown.newBuilder().add("prefill", 120.5).add("queue", 100.0)
+            .add("load", 0.25).build())
+        .addEqualityGroup(CostBreakdown.of("queue", 1), CostBreakdown.of("queue", 1))
+        .addEqualityGroup(CostBreakdown.of("queue", 2))
+        .addEqualityGroup(CostBreakdown.of("risk", 1))
+        .addEqualityGroup(CostBreakdown.empty(), CostBreakdown.newBuilder().build())
+        .testEquals();
+  }
+}

@@ -1,0 +1,95 @@
+package io.github.kvroute.core;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.Priority;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The standard {@link AdmissionController}: a deadline veto and priority-aware fleet backpressure.
+ *
+ * <ul>
+ *   <li><b>Deadline.</b> A request with a TTFT budget is admitted only if the chosen replica's predicted
+ *       cost fits what is left of it (budget minus upstream time minus time since arrival). Seed 000's
+ *       example: 350 ms spent of a 600 ms SLO leaves 250 ms, so replicas predicted at 240 and 220 ms
+ *       are admissible and one at 300 ms is not; with 400 ms spent nothing fits and the request is
+ *       rejected. The retry-after comes from the same estimates: the least time after which some
+ *       candidate's queue will have drained enough for it to fit, or none when even an empty queue
+ *       would not (waiting cannot help).
+ *   <li><b>Backpressure.</b> Per priority, an optional limit on the best available queue wait: when
+ *       even the least-loaded candidate would make the request wait longer, the fleet is overloaded for
+ *       that class and the request is rejected early, shedding {@link Priority#BATCH} first.
+ * </ul>
+ *
+ * <p>Thread-safety: the controllers built here are immutable and thread-safe.
+ */
+public final class Admission {
+  private Admission() {}
+
+  /** Deadline veto on; batch work shed when the best queue exceeds 1 s. */
+  public static AdmissionController standard() {
+    return newBuilder().build();
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Builds the standard controller. Not thread-safe; each option may be set once. */
+  public static final class Builder {
+    private boolean deadline = true;
+    private final Map<Priority, Double> queueLimitMillis = new EnumMap<>(Priority.class);
+    private double minRetryAfterMillis = 10;
+    private final Set<String> set = new HashSet<>();
+
+    private Builder() {
+      queueLimitMillis.put(Priority.BATCH, 1_000.0);
+    }
+
+    private void once(String option) {
+      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
+    }
+
+    /** Whether to reject requests whose predicted TTFT exceeds their remaining budget. Default on. */
+    public Builder deadline(boolean enabled) {
+      once("deadline");
+      deadline = enabled;
+      return this;
+    }
+
+    /**
+     * Rejects requests of {@code priority} as overloaded when the best candidate's queue exceeds
+     * {@code limit}; {@code null} removes the limit. Default: 1 s for BATCH, none otherwise.
+     */
+    public Builder queueLimit(Priority priority, Duration limit) {
+      checkArgument(priority != null, "priority: null (expected: non-null)");
+      once("queueLimit " + priority);
+      if (limit == null) {
+        queueLimitMillis.remove(priority);
+      } else {
+        checkArgument(!limit.isNegative(), "queueLimit: %s (expected: >= 0)", limit);
+        queueLimitMillis.put(priority, limit.toNanos() / 1e6);
+      }
+      return this;
+    }
+
+    /** The smallest retry-after a rejection carries. Default 10 ms. */
+    public Builder minRetryAfter(Duration minimum) {
+      once("minRetryAfter");
+      checkArgument(minimum != null && !minimum.isNegative(), "minRetryAfter: %s (expected: >= 0)",
+          minimum);
+      minRetryAfterMillis = minimum.toNanos() / 1e6;
+      return this;
+    }
+
+    public AdmissionController build() {
+      return new DeadlineAdmission(deadline, new EnumMap<>(queueLimitMillis), minRetryAfterMillis);
+    }
+  }
+}

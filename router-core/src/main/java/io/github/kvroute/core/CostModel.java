@@ -1,0 +1,192 @@
+package io.github.kvroute.core;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+/**
+ * The constants of the cost model, each replaced by measurement where the router has it (a replica's
+ * reported prefill throughput, then outcome calibration).
+ *
+ * <p>Defaults come from the source chapters: prefill overhead 20 ms and 0.035 ms per token (seed 000's
+ * round-robin example: {@code 20 + 0.035 x 1,000 = 55 ms}); adapter load 800 ms (seed 000); 320 KiB of
+ * KV per token and a 6,000-token KV move in about 95 ms (seed 000, chapter 15), which sets the default
+ * transfer bandwidth.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class CostModel {
+  private static final CostModel DEFAULTS = newBuilder().build();
+
+  private final double prefillOverheadMillis;
+  private final double prefillMillisPerToken;
+  private final double adapterLoadMillis;
+  private final long kvBytesPerToken;
+  private final double kvTransferBytesPerSecond;
+  private final double staleAfterMillis;
+  private final double stalePenaltyMillis;
+  private final double busyRiskFactor;
+  private final double idleRiskFactor;
+
+  private CostModel(Builder b) {
+    prefillOverheadMillis = b.prefillOverheadMillis;
+    prefillMillisPerToken = b.prefillMillisPerToken;
+    adapterLoadMillis = b.adapterLoadMillis;
+    kvBytesPerToken = b.kvBytesPerToken;
+    kvTransferBytesPerSecond = b.kvTransferBytesPerSecond;
+    staleAfterMillis = b.staleAfterMillis;
+    stalePenaltyMillis = b.stalePenaltyMillis;
+    busyRiskFactor = b.busyRiskFactor;
+    idleRiskFactor = b.idleRiskFactor;
+  }
+
+  public static CostModel defaults() {
+    return DEFAULTS;
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** Fixed cost of any prefill. */
+  public double prefillOverheadMillis() {
+    return prefillOverheadMillis;
+  }
+
+  /** Cost per prompt token computed, until a replica's own rate is known. */
+  public double prefillMillisPerToken() {
+    return prefillMillisPerToken;
+  }
+
+  /** Foreground time to load a LoRA adapter that is not resident. */
+  public double adapterLoadMillis() {
+    return adapterLoadMillis;
+  }
+
+  /** KV cache bytes per token (320 KiB in seed 000's model). */
+  public long kvBytesPerToken() {
+    return kvBytesPerToken;
+  }
+
+  /** Bandwidth of a prefill-to-decode KV move. */
+  public double kvTransferBytesPerSecond() {
+    return kvTransferBytesPerSecond;
+  }
+
+  /** Milliseconds to move {@code tokens} tokens of KV. */
+  public double kvTransferMillis(long tokens) {
+    return tokens * (double) kvBytesPerToken / kvTransferBytesPerSecond * 1000.0;
+  }
+
+  /** Reports older than this are "unknown": the view says so and the risk term adds its penalty. */
+  public double staleAfterMillis() {
+    return staleAfterMillis;
+  }
+
+  /** Added by the risk term to a replica whose report is stale. */
+  public double stalePenaltyMillis() {
+    return stalePenaltyMillis;
+  }
+
+  /** Risk weight when the replica was busy at its last report (unseen work queues behind). */
+  public double busyRiskFactor() {
+    return busyRiskFactor;
+  }
+
+  /** Risk weight when the replica was idle at its last report (unseen work may be done already). */
+  public double idleRiskFactor() {
+    return idleRiskFactor;
+  }
+
+  @Override
+  public String toString() {
+    return "CostModel{overhead=" + prefillOverheadMillis + "ms, perToken=" + prefillMillisPerToken
+        + "ms, adapterLoad=" + adapterLoadMillis + "ms, kvBytesPerToken=" + kvBytesPerToken
+        + ", staleAfter=" + staleAfterMillis + "ms}";
+  }
+
+  /** Builds a {@link CostModel}. Not thread-safe; each option may be set once. */
+  public static final class Builder {
+    private double prefillOverheadMillis = 20;
+    private double prefillMillisPerToken = 0.035;
+    private double adapterLoadMillis = 800;
+    private long kvBytesPerToken = 320L * 1024;
+    // seed 000: 6,000 tokens x 320 KiB moved in ~95 ms
+    private double kvTransferBytesPerSecond = 6_000 * 320.0 * 1024 / 0.095;
+    private double staleAfterMillis = 2_000;
+    private double stalePenaltyMillis = 1_000;
+    private double busyRiskFactor = 1.0;
+    private double idleRiskFactor = 0.5;
+    private final java.util.Set<String> set = new java.util.HashSet<>();
+
+    private Builder() {}
+
+    private void once(String option) {
+      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
+    }
+
+    private static double finiteAtLeast(double v, double min, String name) {
+      checkArgument(v >= min && !Double.isInfinite(v), "%s: %s (expected: finite and >= %s)", name, v, min);
+      return v;
+    }
+
+    public Builder prefillOverheadMillis(double v) {
+      once("prefillOverheadMillis");
+      prefillOverheadMillis = finiteAtLeast(v, 0, "prefillOverheadMillis");
+      return this;
+    }
+
+    public Builder prefillMillisPerToken(double v) {
+      once("prefillMillisPerToken");
+      prefillMillisPerToken = finiteAtLeast(v, 0, "prefillMillisPerToken");
+      return this;
+    }
+
+    public Builder adapterLoadMillis(double v) {
+      once("adapterLoadMillis");
+      adapterLoadMillis = finiteAtLeast(v, 0, "adapterLoadMillis");
+      return this;
+    }
+
+    public Builder kvBytesPerToken(long v) {
+      once("kvBytesPerToken");
+      checkArgument(v >= 1, "kvBytesPerToken: %s (expected: >= 1)", v);
+      kvBytesPerToken = v;
+      return this;
+    }
+
+    public Builder kvTransferBytesPerSecond(double v) {
+      once("kvTransferBytesPerSecond");
+      checkArgument(v > 0 && !Double.isInfinite(v),
+          "kvTransferBytesPerSecond: %s (expected: finite and > 0)", v);
+      kvTransferBytesPerSecond = v;
+      return this;
+    }
+
+    public Builder staleAfterMillis(double v) {
+      once("staleAfterMillis");
+      staleAfterMillis = finiteAtLeast(v, 0, "staleAfterMillis");
+      return this;
+    }
+
+    public Builder stalePenaltyMillis(double v) {
+      once("stalePenaltyMillis");
+      stalePenaltyMillis = finiteAtLeast(v, 0, "stalePenaltyMillis");
+      return this;
+    }
+
+    /** Risk weights for busy and idle replicas; the busy one must not be the smaller. */
+    public Builder riskFactors(double busy, double idle) {
+      once("riskFactors");
+      finiteAtLeast(busy, 0, "busyRiskFactor");
+      finiteAtLeast(idle, 0, "idleRiskFactor");
+      checkArgument(busy >= idle, "busyRiskFactor: %s (expected: >= idleRiskFactor = %s)", busy, idle);
+      busyRiskFactor = busy;
+      idleRiskFactor = idle;
+      return this;
+    }
+
+    public CostModel build() {
+      return new CostModel(this);
+    }
+  }
+}

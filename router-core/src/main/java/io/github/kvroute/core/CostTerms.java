@@ -1,0 +1,53 @@
+package io.github.kvroute.core;
+
+import com.google.common.collect.ImmutableList;
+import io.github.kvroute.api.Scorer;
+import java.util.List;
+
+/**
+ * The cost terms of seed 000's hybrid score, each a {@link Scorer} in milliseconds of estimated time to
+ * first token:
+ *
+ * <pre>
+ * cost(r, R) = queue(R)            wait before r starts prefill on R
+ *            + prefill(r, R)       overhead + missing_tokens(r, R) x ms_per_token(R)
+ *            + load(r, R)          adapter load if not resident; KV transfer for PD
+ *            + risk(R)             penalty for stale or uncertain telemetry
+ *            + kv(r, R)            preemption penalty when r's KV would not fit
+ * </pre>
+ *
+ * <p>All terms are stateless and thread-safe.
+ */
+public final class CostTerms {
+  private CostTerms() {}
+
+  /** Estimated queue wait. */
+  public static Scorer queue() {
+    return QueueTerm.INSTANCE;
+  }
+
+  /** Recompute of the missing prefix. */
+  public static Scorer prefill() {
+    return PrefillTerm.INSTANCE;
+  }
+
+  /** Adapter load and KV transfer. */
+  public static Scorer load() {
+    return LoadTerm.INSTANCE;
+  }
+
+  /** Staleness risk, weighted by {@code model}'s asymmetric factors. */
+  public static Scorer risk(CostModel model) {
+    return new StalenessRiskTerm(model);
+  }
+
+  /** Preemption penalty under KV pressure. */
+  public static Scorer kvPressure() {
+    return KvPressureTerm.INSTANCE;
+  }
+
+  /** All five terms, in the order above. */
+  public static List<Scorer> standard(CostModel model) {
+    return ImmutableList.of(queue(), prefill(), load(), risk(model), kvPressure());
+  }
+}

@@ -1,0 +1,95 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.Priority;
+import io.github.kvroute.api.RejectReason;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.api.RoutingDecision;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.OptionalLong;
+
+/** See {@link Admission}. Immutable and thread-safe. */
+final class DeadlineAdmission implements AdmissionController {
+  private final boolean deadline;
+  private final EnumMap<Priority, Double> queueLimitMillis;
+  private final double minRetryAfterMillis;
+
+  DeadlineAdmission(boolean deadline, EnumMap<Priority, Double> queueLimitMillis,
+      double minRetryAfterMillis) {
+    this.deadline = deadline;
+    this.queueLimitMillis = queueLimitMillis;
+    this.minRetryAfterMillis = minRetryAfterMillis;
+  }
+
+  @Override
+  public RoutingDecision admit(RoutingContext context, RoutingDecision proposed) {
+    Request request = context.request();
+    Double limit = queueLimitMillis.get(request.priority());
+    if (limit != null) {
+      double best = bestQueueMillis(context);
+      if (best > limit) {
+        return RoutingDecision.rejected(RejectReason.OVERLOADED,
+            String.format("best queue %.0f ms exceeds the %.0f ms limit for %s", best, limit,
+                request.priority()),
+            retryAfter(best - limit));
+      }
+    }
+    if (!deadline) {
+      return proposed;
+    }
+    OptionalLong remaining = remainingBudgetMillis(request, context.nowNanos());
+    if (remaining.isEmpty() || proposed.cost().totalMillis() <= remaining.getAsLong()) {
+      return proposed;
+    }
+    double wait = waitUntilSomeCandidateFits(context, remaining.getAsLong());
+    return RoutingDecision.rejected(RejectReason.DEADLINE,
+        String.format("predicted %.0f ms on %s exceeds the remaining budget of %d ms",
+            proposed.cost().totalMillis(), proposed.replicaId(), remaining.getAsLong()),
+        Double.isNaN(wait) ? null : retryAfter(wait));
+  }
+
+  /** Budget minus upstream time minus time spent since the request reached the router. */
+  static OptionalLong remainingBudgetMillis(Request request, long nowNanos) {
+    OptionalLong remaining = request.remainingBudgetMillis();
+    if (remaining.isEmpty() || request.arrivalNanos().isEmpty()) {
+      return remaining;
+    }
+    long sinceArrival = Math.max(0, nowNanos - request.arrivalNanos().getAsLong()) / 1_000_000;
+    return OptionalLong.of(remaining.getAsLong() - sinceArrival);
+  }
+
+  /**
+   * The least wait after which a candidate's predicted cost fits {@code budget}, assuming its queue
+   * drains at one millisecond per millisecond and nothing else changes; {@code NaN} when none could
+   * fit even with an empty queue.
+   */
+  private static double waitUntilSomeCandidateFits(RoutingContext context, long budget) {
+    double best = Double.NaN;
+    for (CandidateView c : context.candidates()) {
+      double over = context.estimate(c).totalMillis() - budget;
+      if (over <= c.estimatedQueueMillis() && (Double.isNaN(best) || over < best)) {
+        best = Math.max(0, over);
+      }
+    }
+    return best;
+  }
+
+  private static double bestQueueMillis(RoutingContext context) {
+    double best = Double.POSITIVE_INFINITY;
+    for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
+      for (CandidateView c : list) {
+        best = Math.min(best, c.estimatedQueueMillis());
+      }
+    }
+    return best;
+  }
+
+  private Duration retryAfter(double millis) {
+    double ms = Math.max(minRetryAfterMillis, millis);
+    return Duration.ofMillis((long) Math.ceil(ms));
+  }
+}

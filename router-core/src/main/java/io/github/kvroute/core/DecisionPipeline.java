@@ -1,0 +1,336 @@
+package io.github.kvroute.core;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.CostBreakdown;
+import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.RandomSource;
+import io.github.kvroute.api.ReplicaRole;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.ReplicaState;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RequestRef;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.api.Scorer;
+import io.github.kvroute.api.Ticker;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+/**
+ * The decision pipeline of one router (DESIGN.md "The decision pipeline"):
+ *
+ * <ol>
+ *   <li>validate the request (a bad one throws before any state is touched);
+ *   <li>candidates: READY, current epoch, breaker permitting, right model, version and adapter,
+ *       sorted by role;
+ *   <li>one walk of the prefix index gives every candidate's leading match;
+ *   <li>views: report and its age, this router's sends since it, estimates;
+ *   <li>the policy chooses (contained: a throwing or invalid policy falls back to least cost);
+ *   <li>admission may veto, with a reason and a retry-after;
+ *   <li>record: lease, books, breaker probe, optimistic index insert.
+ * </ol>
+ *
+ * <p>Thread-safety: thread-safe; each calling thread uses its own {@link Scratch}.
+ */
+final class DecisionPipeline {
+  private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+  private static final double MEAN_WORK_ALPHA = 0.05;
+
+  private final Fleet fleet;
+  private final PrefixIndex index;
+  private final LeaseTable leases;
+  private final RoutingPolicy policy;
+  private final AdmissionController admission;
+  private final List<Scorer> terms;
+  private final CostModel costModel;
+  private final Ticker ticker;
+  private final RandomSource random;
+  private final PluginGuard guard;
+  private final RouterCounters counters;
+  private final int blockSizeTokens;
+  private volatile double meanWorkMillis = Double.NaN;
+
+  DecisionPipeline(Fleet fleet, PrefixIndex index, LeaseTable leases, RoutingPolicy policy,
+      AdmissionController admission, List<Scorer> terms, CostModel costModel, Ticker ticker,
+      RandomSource random, PluginGuard guard, RouterCounters counters, int blockSizeTokens) {
+    this.fleet = fleet;
+    this.index = index;
+    this.leases = leases;
+    this.policy = policy;
+    this.admission = admission;
+    this.terms = terms;
+    this.costModel = costModel;
+    this.ticker = ticker;
+    this.random = random;
+    this.guard = guard;
+    this.counters = counters;
+    this.blockSizeTokens = blockSizeTokens;
+  }
+
+  /** Mean predicted prefill work of routed requests: the unit of queue-from-count and of risk. */
+  double meanWorkMillis() {
+    double m = meanWorkMillis;
+    return Double.isNaN(m)
+        ? costModel.prefillOverheadMillis() + 512 * costModel.prefillMillisPerToken()
+        : m;
+  }
+
+  RoutingDecision route(Request request) {
+    checkNotNull(request, "request: null (expected: non-null)");
+    PromptKey prompt = request.prompt();
+    checkArgument(prompt.blockCount() == 0 || prompt.blockSizeTokens() == blockSizeTokens,
+        "request.prompt.blockSizeTokens: %s (expected: the router's block size %s)",
+        prompt.blockSizeTokens(), blockSizeTokens);
+    RequestRef ref = new RequestRef(request.id(), request.attempt());
+    checkArgument(leases.get(ref) == null,
+        "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
+
+    long now = ticker.read();
+    int maskWords = index.words();
+    ReplicaEntry[] members = fleet.members();
+    Scratch s = SCRATCH.get();
+    s.begin(request, now, random, this, members.length, maskWords, maskWords << 6);
+    try {
+      boolean anyMatchable = collect(s, members, request, now, maskWords);
+      if (anyMatchable && prompt.blockCount() > 0) {
+        index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot);
+      }
+      for (int i = 0; i < s.viewCount; i++) {
+        fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
+      }
+      RoutingDecision decision = decide(s);
+      if (decision.isRouted()) {
+        record(s, decision, ref, now);
+        counters.routed.increment();
+      } else {
+        counters.rejected(decision.reason());
+      }
+      guard.listener().onDecision(request, decision);
+      return decision;
+    } finally {
+      s.end();
+    }
+  }
+
+  /** The router's standard estimate for {@code request} on {@code candidate}. */
+  CostBreakdown estimate(io.github.kvroute.api.Request request, CandidateView candidate) {
+    CostBreakdown.Builder b = CostBreakdown.newBuilder();
+    for (Scorer term : terms) {
+      double ms;
+      try {
+        ms = term.costMillis(request, candidate);
+      } catch (RuntimeException e) {
+        guard.failed("scorer " + term.name(), e);
+        ms = 0;
+      }
+      b.add(term.name(), Double.isFinite(ms) ? Math.max(0, ms) : 0);
+    }
+    return b.build();
+  }
+
+  private boolean collect(Scratch s, ReplicaEntry[] members, Request request, long now, int words) {
+    boolean any = false;
+    String model = request.model();
+    for (ReplicaEntry entry : members) {
+      ReplicaSnapshot snap = entry.snapshot;
+      if (snap == null || entry.removed || snap.state() != ReplicaState.READY
+          || !snap.model().equals(model)) {
+        continue;
+      }
+      if (request.modelVersion().isPresent()
+          && !request.modelVersion().equals(snap.modelVersion())) {
+        continue;
+      }
+      if (request.adapter().isPresent() && !snap.canServeAdapter(request.adapter().get())) {
+        continue;
+      }
+      if (!entry.breaker.permits(now, entry.readyObservedAtNanos)) {
+        continue;
+      }
+      MutableView v = s.views[s.viewCount++];
+      v.entry = entry;
+      v.snapshot = snap;
+      v.epoch = snap.epoch();
+      int slot = entry.slot;
+      if ((slot >>> 6) < words) {
+        s.mask[slot >>> 6] |= 1L << slot;
+        any = true;
+      }
+      switch (snap.role()) {
+        case MIXED -> s.mixed.add(v);
+        case PREFILL -> s.prefill.add(v);
+        case DECODE -> s.decode.add(v);
+      }
+    }
+    return any;
+  }
+
+  private void fill(MutableView v, Request request, long now, boolean matched, Scratch s, int words) {
+    ReplicaEntry entry = v.entry;
+    ReplicaSnapshot snap = v.snapshot;
+    DispatchLedger.Reading r = v.reading;
+    entry.ledger.read(now, r);
+    v.snapshotAgeMillis = Math.max(0, now - entry.observedAtNanos) / 1e6;
+    v.telemetryStale = v.snapshotAgeMillis > costModel.staleAfterMillis();
+    v.inFlightRequests = r.inFlightRequests;
+    v.inFlightTokens = r.inFlightTokens;
+    v.dispatchedSinceSnapshot = r.sinceCount;
+    v.estimatedQueueMillis = r.queueMillis;
+    boolean reportsWork =
+        snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
+    v.estimatedOutstandingTokens = reportsWork
+        ? snap.queuedPrefillTokens().orElse(0) + snap.outstandingDecodeTokens().orElse(0)
+            + r.sinceOutstandingTokens
+        : r.inFlightTokens;
+    int slot = entry.slot;
+    v.matchedBlocks = matched && (slot >>> 6) < words ? s.matchedBySlot[slot] : 0;
+    v.matchedTokens = request.prompt().tokensInBlocks(v.matchedBlocks);
+    v.prefillMillisPerToken = fleet.msPerToken(entry, snap);
+    v.prefillOverheadMillis = costModel.prefillOverheadMillis();
+    v.adapterLoadMillis = request.adapter().isPresent()
+        && !snap.residentAdapters().contains(request.adapter().get())
+        ? costModel.adapterLoadMillis() : 0;
+    v.kvTransferMillis = snap.role() == ReplicaRole.DECODE
+        ? costModel.kvTransferMillis(request.promptTokens()) : 0;
+    OptionalLong capacity = snap.kvCapacityTokens();
+    if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
+      long used = snap.kvBlocksUsed().getAsLong() * snap.kvBlockSizeTokens().getAsInt()
+          + r.sinceKvTokens;
+      v.freeKvTokens = OptionalLong.of(Math.max(0, capacity.getAsLong() - used));
+      v.kvUtilization = OptionalDouble.of(Math.min(1.0, (double) used / capacity.getAsLong()));
+    } else {
+      v.freeKvTokens = OptionalLong.empty();
+      v.kvUtilization = OptionalDouble.empty();
+    }
+    v.unseenArrivalsPerSecond = fleet.unseenRatePerSecond(entry, r.ownRatePerSecond);
+    v.meanRequestCostMillis = meanWorkMillis();
+    v.cacheHitReliability = entry.calibration.reliability();
+  }
+
+  private RoutingDecision decide(Scratch s) {
+    RoutingDecision d;
+    try {
+      d = policy.route(s);
+      checkNotNull(d, "policy %s returned null (expected: a decision)", policy.name());
+      validate(s, d, "policy " + policy.name());
+    } catch (RuntimeException e) {
+      guard.failed("policy " + policy.name(), e);
+      d = leastCost(s);
+    }
+    if (!d.isRouted()) {
+      return d;
+    }
+    d = withCost(s, d);
+    RoutingDecision admitted;
+    try {
+      admitted = admission.admit(s, d);
+      checkNotNull(admitted, "admission returned null (expected: a decision)");
+      if (admitted.isRouted() && admitted != d) {
+        validate(s, admitted, "admission");
+        admitted = withCost(s, admitted);
+      }
+    } catch (RuntimeException e) {
+      guard.failed("admission", e);
+      admitted = d;
+    }
+    return admitted;
+  }
+
+  private RoutingDecision withCost(Scratch s, RoutingDecision d) {
+    if (!d.cost().isEmpty()) {
+      return d;
+    }
+    MutableView chosen = find(s.mixed, d.replicaId(), d.epoch());
+    if (chosen == null) {
+      chosen = find(s.decode, d.replicaId(), d.epoch());
+    }
+    return d.withCost(estimate(s.request, chosen));
+  }
+
+  /** A decision must name eligible candidates in their current epochs. */
+  private static void validate(Scratch s, RoutingDecision d, String who) {
+    if (!d.isRouted()) {
+      return;
+    }
+    if (d.prefillReplicaId().isPresent()) {
+      String p = d.prefillReplicaId().get();
+      boolean prefillOk = find(s.prefill, p, d.prefillEpoch()) != null
+          || find(s.mixed, p, d.prefillEpoch()) != null;
+      boolean decodeOk = find(s.decode, d.replicaId(), d.epoch()) != null
+          || find(s.mixed, d.replicaId(), d.epoch()) != null;
+      checkArgument(prefillOk && decodeOk,
+          "%s routed to %s via %s (expected: an eligible prefill and decode pair)", who,
+          d.replicaId(), p);
+    } else {
+      checkArgument(find(s.mixed, d.replicaId(), d.epoch()) != null,
+          "%s routed to %s#%s (expected: one of the eligible candidates)", who, d.replicaId(),
+          d.epoch());
+    }
+  }
+
+  private static MutableView find(Scratch.ViewList list, String id, long epoch) {
+    for (int i = 0; i < list.size; i++) {
+      MutableView v = list.items[i];
+      if (v.epoch == epoch && v.entry.id.equals(id)) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  /** The safe fallback: least standard cost among whole-request candidates. */
+  private RoutingDecision leastCost(Scratch s) {
+    if (s.mixed.size == 0) {
+      return s.noCandidates();
+    }
+    MutableView best = null;
+    CostBreakdown bestCost = null;
+    for (int i = 0; i < s.mixed.size; i++) {
+      MutableView v = s.mixed.items[i];
+      CostBreakdown c = estimate(s.request, v);
+      if (bestCost == null || c.totalMillis() < bestCost.totalMillis()) {
+        best = v;
+        bestCost = c;
+      }
+    }
+    return RoutingDecision.routed(best, bestCost);
+  }
+
+  private void record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
+    Request request = s.request;
+    MutableView chosen = find(s.mixed, d.replicaId(), d.epoch());
+    MutableView prefillView = null;
+    if (d.prefillReplicaId().isPresent()) {
+      chosen = chosen != null ? chosen : find(s.decode, d.replicaId(), d.epoch());
+      prefillView = find(s.prefill, d.prefillReplicaId().get(), d.prefillEpoch());
+      if (prefillView == null) {
+        prefillView = find(s.mixed, d.prefillReplicaId().get(), d.prefillEpoch());
+      }
+    }
+    MutableView computeView = prefillView != null ? prefillView : chosen;
+    double work = PrefillTerm.prefillMillis(request.promptTokens(), computeView);
+    Lease lease = new Lease(ref, chosen.entry, d.epoch(),
+        prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
+        request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work);
+    checkArgument(leases.add(lease),
+        "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
+    lease.probe = chosen.entry.breaker.onDispatch();
+    ReplicaEntry computeEntry = computeView.entry;
+    computeEntry.ledger.dispatch(lease);
+    if (prefillView != null) {
+      chosen.entry.ledger.holdDecode(lease);
+    }
+    int gen = computeEntry.indexGeneration;
+    if (!computeEntry.exact && gen >= 0 && request.prompt().blockCount() > 0) {
+      lease.insert = index.insertRouted(computeEntry.slot, gen, request.prompt(),
+          computeView.matchedBlocks);
+    }
+    double m = meanWorkMillis;
+    meanWorkMillis = Double.isNaN(m) ? work : m + MEAN_WORK_ALPHA * (work - m);
+  }
+}

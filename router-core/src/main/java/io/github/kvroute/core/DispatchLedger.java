@@ -1,0 +1,169 @@
+package io.github.kvroute.core;
+
+/**
+ * This router's own books for one replica: what it has in flight there, and what it sent after the
+ * replica's last report was observed.
+ *
+ * <h2>Design notes</h2>
+ * A report observed at {@code T} shows the queue as it was at {@code T}. The router knows every request
+ * it sent after {@code T}, so it replays them onto the reported queue as a single server working at one
+ * millisecond per millisecond: {@code q <- max(0, q - (t_k - t_{k-1})) + w_k} for each send {@code k},
+ * then drains to now. This removes most of the {@code λ·d} staleness error for the traffic this router
+ * sees; the risk term prices the rest. A report without queue fields is not trusted to have absorbed
+ * the router's earlier sends: then nothing is dropped from the books and the queue is estimated from
+ * this router's in-flight work alone.
+ *
+ * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
+ * different replicas never contend).
+ */
+final class DispatchLedger {
+  private int inFlightRequests;
+  private long inFlightTokens;
+  private Lease head;
+  private Lease tail;
+  private int sinceCount;
+  private long sinceOutstandingTokens;
+  private long sinceKvTokens;
+  private double baseQueueMillis;
+  private long baseAtNanos;
+  private double queueAtLast;
+  private long lastNanos;
+  private long dispatchedTotal;
+  private final RateEstimator ownRate = new RateEstimator(10.0);
+
+  /** What a view needs, copied out under the lock. */
+  static final class Reading {
+    int inFlightRequests;
+    long inFlightTokens;
+    int sinceCount;
+    long sinceOutstandingTokens;
+    long sinceKvTokens;
+    double queueMillis;
+    double ownRatePerSecond;
+  }
+
+  synchronized void read(long nowNanos, Reading out) {
+    out.inFlightRequests = inFlightRequests;
+    out.inFlightTokens = inFlightTokens;
+    out.sinceCount = sinceCount;
+    out.sinceOutstandingTokens = sinceOutstandingTokens;
+    out.sinceKvTokens = sinceKvTokens;
+    out.queueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
+    out.ownRatePerSecond = ownRate.perSecond(nowNanos);
+  }
+
+  synchronized void dispatch(Lease lease) {
+    inFlightRequests++;
+    inFlightTokens += lease.outstandingTokens();
+    lease.ledger = this;
+    lease.sinceSnapshot = true;
+    lease.prev = tail;
+    lease.next = null;
+    if (tail != null) {
+      tail.next = lease;
+    } else {
+      head = lease;
+    }
+    tail = lease;
+    sinceCount++;
+    sinceOutstandingTokens += lease.outstandingTokens();
+    sinceKvTokens += lease.outstandingTokens();
+    long t = lease.dispatchedAtNanos;
+    queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis;
+    lastNanos = Math.max(lastNanos, t);
+    ownRate.record(t);
+    dispatchedTotal++;
+  }
+
+  /** A disaggregated attempt decodes here: it holds a slot and KV, but adds no prefill work. */
+  synchronized void holdDecode(Lease lease) {
+    inFlightRequests++;
+    inFlightTokens += lease.outstandingTokens();
+  }
+
+  synchronized void releaseDecode(Lease lease) {
+    inFlightRequests--;
+    inFlightTokens -= lease.outstandingTokens();
+  }
+
+  /** Takes a finished (or abandoned) attempt off the books; idempotent. */
+  synchronized void release(Lease lease) {
+    if (lease.ledger != this) {
+      return;
+    }
+    lease.ledger = null;
+    inFlightRequests--;
+    inFlightTokens -= lease.outstandingTokens();
+    if (lease.sinceSnapshot) {
+      unlink(lease);
+      replay();
+    }
+  }
+
+  /**
+   * A report observed at {@code observedAtNanos} arrived. With a queue reading, sends it already
+   * reflects are dropped from the replay; without one ({@code NaN}), everything stays.
+   */
+  synchronized void onReport(long observedAtNanos, double reportedQueueMillis) {
+    if (Double.isNaN(reportedQueueMillis)) {
+      return;
+    }
+    while (head != null && head.dispatchedAtNanos <= observedAtNanos) {
+      unlink(head);
+    }
+    baseQueueMillis = reportedQueueMillis;
+    baseAtNanos = observedAtNanos;
+    replay();
+  }
+
+  /** Forgets everything (the replica restarted or stopped); leases are released by the caller. */
+  synchronized void reset() {
+    while (head != null) {
+      unlink(head);
+    }
+    baseQueueMillis = 0;
+    queueAtLast = 0;
+  }
+
+  synchronized long dispatchedTotal() {
+    return dispatchedTotal;
+  }
+
+  synchronized int inFlightRequests() {
+    return inFlightRequests;
+  }
+
+  private void unlink(Lease l) {
+    if (l.prev != null) {
+      l.prev.next = l.next;
+    } else {
+      head = l.next;
+    }
+    if (l.next != null) {
+      l.next.prev = l.prev;
+    } else {
+      tail = l.prev;
+    }
+    l.prev = null;
+    l.next = null;
+    l.sinceSnapshot = false;
+    sinceCount--;
+    sinceOutstandingTokens -= l.outstandingTokens();
+    sinceKvTokens -= l.outstandingTokens();
+  }
+
+  private void replay() {
+    double q = baseQueueMillis;
+    long t = baseAtNanos;
+    for (Lease l = head; l != null; l = l.next) {
+      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + l.workMillis;
+      t = Math.max(t, l.dispatchedAtNanos);
+    }
+    queueAtLast = q;
+    lastNanos = t;
+  }
+
+  private static double millis(long nanos) {
+    return Math.max(0, nanos) / 1e6;
+  }
+}

@@ -1,0 +1,127 @@
+package io.github.kvroute.core;
+
+import static com.google.common.base.Preconditions.checkNotNull;
+
+import io.github.kvroute.api.Outcome;
+import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.api.RequestRef;
+import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.api.Ticker;
+import io.github.kvroute.api.UpdateResult;
+import java.util.List;
+
+/**
+ * How attempts end and what the router learns from them: outcomes close leases, calibrate the replica's
+ * prefill rate and cache reliability, roll back guesses the engine never acted on, and feed breakers;
+ * expiry and orphaning close leases whose outcome will never come.
+ *
+ * <p>Every path takes the lease off the books exactly once: {@link LeaseTable#close} is the gate.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class Feedback {
+  private final LeaseTable leases;
+  private final PrefixIndex index;
+  private final RoutingPolicy policy;
+  private final CostModel costModel;
+  private final Ticker ticker;
+  private final PluginGuard guard;
+  private final RouterCounters counters;
+
+  Feedback(LeaseTable leases, PrefixIndex index, RoutingPolicy policy, CostModel costModel,
+      Ticker ticker, PluginGuard guard, RouterCounters counters) {
+    this.leases = leases;
+    this.index = index;
+    this.policy = policy;
+    this.costModel = costModel;
+    this.ticker = ticker;
+    this.guard = guard;
+    this.counters = counters;
+  }
+
+  UpdateResult onOutcome(Outcome outcome) {
+    checkNotNull(outcome, "outcome: null (expected: non-null)");
+    RequestRef ref = new RequestRef(outcome.requestId(), outcome.attempt());
+    Lease lease = leases.get(ref);
+    UpdateResult result;
+    if (lease == null) {
+      result = leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
+    } else if (!lease.replica.id.equals(outcome.replicaId()) || lease.epoch != outcome.epoch()) {
+      result = UpdateResult.MISMATCHED_REPLICA;
+    } else if (!leases.close(lease)) {
+      result = UpdateResult.DUPLICATE;
+    } else {
+      release(lease);
+      learn(lease, outcome);
+      result = UpdateResult.APPLIED;
+    }
+    counters.outcome(result);
+    if (result == UpdateResult.APPLIED) {
+      try {
+        policy.onOutcome(outcome);
+      } catch (RuntimeException e) {
+        guard.failed("policy " + policy.name(), e);
+      }
+    }
+    guard.listener().onOutcome(outcome, result);
+    return result;
+  }
+
+  /** A lease timed out: its books are released; its guess stays (the request may have run). */
+  void onExpired(Lease lease) {
+    release(lease);
+    if (lease.probe) {
+      lease.replica.breaker.onProbeAbandoned();
+    }
+    counters.expired.increment();
+    guard.listener().onLeaseExpired(lease.ref, lease.replica.id);
+  }
+
+  /** The process {@code epoch} of {@code entry} is gone: its attempts are reported for retry. */
+  void onLost(ReplicaEntry entry, long epoch) {
+    List<Lease> lost = leases.closeAll(l -> (l.replica == entry && l.epoch == epoch)
+        || l.prefillReplica == entry);
+    if (lost.isEmpty()) {
+      return;
+    }
+    for (Lease l : lost) {
+      release(l);
+      if (l.probe) {
+        l.replica.breaker.onProbeAbandoned();
+      }
+    }
+    counters.orphaned.add(lost.size());
+    guard.listener().onOrphaned(entry.id, epoch, lost.stream().map(l -> l.ref).toList());
+  }
+
+  private static void release(Lease lease) {
+    lease.prefillTarget().ledger.release(lease);
+    if (lease.prefillReplica != null) {
+      lease.replica.ledger.releaseDecode(lease);
+    }
+  }
+
+  private void learn(Lease lease, Outcome outcome) {
+    ReplicaEntry computed = lease.prefillTarget();
+    if (outcome.prefillStarted()) {
+      if (outcome.cachedTokens().isPresent()) {
+        computed.calibration.recordReuse(lease.predictedMatchedTokens,
+            outcome.cachedTokens().getAsInt());
+      }
+      if (outcome.ttft().isPresent() && outcome.queueTime().isPresent()) {
+        int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
+        double prefillMillis = outcome.ttft().get().minus(outcome.queueTime().get()).toNanos() / 1e6;
+        computed.calibration.recordPrefill(prefillMillis, costModel.prefillOverheadMillis(),
+            lease.promptTokens - reused, costModel.prefillMillisPerToken());
+      }
+    } else if (lease.insert != null) {
+      index.rollback(lease.insert);
+    }
+    OutcomeStatus status = outcome.status();
+    if (status.countsAgainstReplica() || status.isSuccess()) {
+      lease.replica.breaker.onOutcome(status.countsAgainstReplica(), lease.probe, ticker.read());
+    } else if (lease.probe) {
+      lease.replica.breaker.onProbeAbandoned();
+    }
+  }
+}

@@ -1,0 +1,290 @@
+package io.github.kvroute.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.kvroute.api.BreakerState;
+import io.github.kvroute.api.KvEvent;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.ReplicaState;
+import io.github.kvroute.api.RouterListener;
+import io.github.kvroute.api.Ticker;
+import io.github.kvroute.api.UpdateResult;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.DoubleSupplier;
+
+/**
+ * Membership and telemetry: which replicas exist, in which epoch, with which latest report.
+ *
+ * <h2>Design notes</h2>
+ * The routable membership is an array sorted by replica id, replaced copy-on-write when a replica
+ * joins or leaves (Armeria's snapshot style): {@code route} reads one volatile reference and never
+ * locks. Reports for one replica are applied under that replica's monitor.
+ *
+ * <p>Epochs: a report or event from an older epoch than the replica's is ignored (a delayed message from
+ * a dead process must never make it current again); a newer epoch is a restart — the cache is cold
+ * (the index slot is reset), the old process's attempts are orphaned and reported for retry, and the
+ * replica is not routable until the new process reports READY. A removed replica's last epoch is
+ * remembered, so its old process's late reports cannot bring it back either.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class Fleet {
+  /** What the fleet tells the router when a process's attempts can no longer complete. */
+  interface LostAttempts {
+    void lost(ReplicaEntry entry, long epoch);
+  }
+
+  private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
+  private final Cache<String, Long> removedEpochs;
+  private volatile ReplicaEntry[] members = new ReplicaEntry[0];
+
+  private final PrefixIndex index;
+  private final CostModel costModel;
+  private final int blockSizeTokens;
+  private final int peerRouters;
+  private final Ticker ticker;
+  private final RouterListener listener;
+  private final BreakerConfig breakerConfig;
+  private final LostAttempts lostAttempts;
+  private final DoubleSupplier meanWorkMillis;
+
+  Fleet(PrefixIndex index, CostModel costModel, int blockSizeTokens, int peerRouters, Ticker ticker,
+      RouterListener listener, BreakerConfig breakerConfig, LostAttempts lostAttempts,
+      DoubleSupplier meanWorkMillis) {
+    this.index = index;
+    this.costModel = costModel;
+    this.blockSizeTokens = blockSizeTokens;
+    this.peerRouters = peerRouters;
+    this.ticker = ticker;
+    this.listener = listener;
+    this.breakerConfig = breakerConfig;
+    this.lostAttempts = lostAttempts;
+    this.meanWorkMillis = meanWorkMillis;
+    this.removedEpochs = Caffeine.newBuilder().ticker(ticker::read).executor(Runnable::run)
+        .expireAfterWrite(Duration.ofHours(6)).maximumSize(100_000).build();
+  }
+
+  /** Routable and non-routable known replicas, sorted by id. Never mutated; replaced on change. */
+  ReplicaEntry[] members() {
+    return members;
+  }
+
+  ReplicaEntry get(String replicaId) {
+    return byId.get(replicaId);
+  }
+
+  /** Prefill cost per token on {@code entry}: reported throughput, else calibration, else default. */
+  double msPerToken(ReplicaEntry entry, ReplicaSnapshot s) {
+    if (s != null && s.prefillTokensPerSecond().isPresent()) {
+      return 1000.0 / s.prefillTokensPerSecond().getAsDouble();
+    }
+    return entry.calibration.msPerToken(costModel.prefillMillisPerToken());
+  }
+
+  /** Unseen (other routers') arrival rate at {@code entry}. */
+  double unseenRatePerSecond(ReplicaEntry entry, double ownRatePerSecond) {
+    double fromCounter = entry.unseenRatePerSecond;
+    return Double.isNaN(fromCounter) ? ownRatePerSecond * peerRouters : fromCounter;
+  }
+
+  UpdateResult onSnapshot(ReplicaSnapshot s) {
+    long now = ticker.read();
+    Long removedAt = removedEpochs.getIfPresent(s.replicaId());
+    if (removedAt != null && s.epoch() <= removedAt) {
+      return UpdateResult.STALE_EPOCH;
+    }
+    ReplicaEntry entry = entryFor(s.replicaId());
+    ReplicaState previous;
+    long observedAt = s.observedAtNanos().orElse(now);
+    synchronized (entry) {
+      if (entry.removed) {
+        return UpdateResult.STALE_EPOCH;
+      }
+      if (s.epoch() < entry.epoch) {
+        return UpdateResult.STALE_EPOCH;
+      }
+      if (s.epoch() == entry.epoch && observedAt < entry.observedAtNanos) {
+        return UpdateResult.OUT_OF_ORDER;
+      }
+      if (s.epoch() > entry.epoch && entry.epoch >= 0) {
+        restart(entry, s.epoch());
+      }
+      previous = entry.state();
+      entry.epoch = s.epoch();
+      entry.snapshot = s;
+      entry.observedAtNanos = observedAt;
+      if (s.state() == ReplicaState.READY) {
+        entry.readyObservedAtNanos = observedAt;
+      }
+      if (s.state() != ReplicaState.STOPPED && entry.indexGeneration < 0) {
+        entry.indexGeneration = index.reset(entry.slot);
+      }
+      updateUnseenRate(entry, s, observedAt);
+      entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s));
+      updateCapacity(entry, s);
+      if (s.state() == ReplicaState.STOPPED && previous != ReplicaState.STOPPED) {
+        index.reset(entry.slot);
+        entry.indexGeneration = -1;
+        entry.exact = false;
+      }
+    }
+    if (previous != s.state()) {
+      listener.onReplicaStateChanged(s.replicaId(), s.epoch(), previous, s.state());
+      if (s.state() == ReplicaState.STOPPED) {
+        lostAttempts.lost(entry, s.epoch());
+      }
+    }
+    return UpdateResult.APPLIED;
+  }
+
+  UpdateResult onKvEvent(KvEvent e) {
+    Long removedAt = removedEpochs.getIfPresent(e.replicaId());
+    if (removedAt != null && e.epoch() <= removedAt) {
+      return UpdateResult.STALE_EPOCH;
+    }
+    ReplicaEntry entry = entryFor(e.replicaId());
+    synchronized (entry) {
+      if (entry.removed || e.epoch() < entry.epoch) {
+        return UpdateResult.STALE_EPOCH;
+      }
+      if (e.epoch() > entry.epoch) {
+        if (entry.epoch >= 0) {
+          restart(entry, e.epoch());
+        }
+        entry.epoch = e.epoch();
+      }
+      if (entry.indexGeneration < 0) {
+        entry.indexGeneration = index.reset(entry.slot);
+      }
+      entry.exact = true;
+      int gen = entry.indexGeneration;
+      switch (e.type()) {
+        case STORED -> index.kvStored(entry.slot, gen, e.blockKeys());
+        case REMOVED -> index.kvRemoved(entry.slot, gen, e.blockKeys());
+        case CLEARED -> index.kvCleared(entry.slot, gen);
+      }
+    }
+    return UpdateResult.APPLIED;
+  }
+
+  /** Forgets a replica (the host's membership says it is gone); its attempts are orphaned. */
+  boolean remove(String replicaId) {
+    ReplicaEntry entry;
+    synchronized (this) {
+      entry = byId.remove(replicaId);
+      if (entry == null) {
+        return false;
+      }
+      members = Arrays.stream(members).filter(m -> m != entry).toArray(ReplicaEntry[]::new);
+    }
+    long epoch;
+    ReplicaState previous;
+    synchronized (entry) {
+      entry.removed = true;
+      epoch = entry.epoch;
+      previous = entry.state();
+      removedEpochs.put(replicaId, epoch);
+      entry.ledger.reset();
+    }
+    index.release(entry.slot);
+    lostAttempts.lost(entry, epoch);
+    listener.onReplicaStateChanged(replicaId, epoch, previous, ReplicaState.STOPPED);
+    return true;
+  }
+
+  /**
+   * The queue a report shows, in milliseconds; {@code NaN} when the report carries no queue field.
+   * Precedence: the replica's own delay estimate, then queued prefill tokens, then waiting requests at
+   * the fleet's mean prefill cost.
+   */
+  double reportedQueueMillis(ReplicaEntry entry, ReplicaSnapshot s) {
+    if (s.estimatedQueueDelayMillis().isPresent()) {
+      return s.estimatedQueueDelayMillis().getAsDouble();
+    }
+    int waiting = s.waitingRequests().orElse(0);
+    if (s.queuedPrefillTokens().isPresent()) {
+      return waiting * costModel.prefillOverheadMillis()
+          + s.queuedPrefillTokens().getAsLong() * msPerToken(entry, s);
+    }
+    if (s.waitingRequests().isPresent()) {
+      return waiting * meanWorkMillis.getAsDouble();
+    }
+    return Double.NaN;
+  }
+
+  private ReplicaEntry entryFor(String replicaId) {
+    ReplicaEntry existing = byId.get(replicaId);
+    if (existing != null) {
+      return existing;
+    }
+    synchronized (this) {
+      existing = byId.get(replicaId);
+      if (existing != null) {
+        return existing;
+      }
+      int[] slotAndGen = index.allocateSlot();
+      ReplicaBreaker.Transitions transitions =
+          (BreakerState from, BreakerState to) -> listener.onBreakerStateChanged(replicaId, from, to);
+      ReplicaEntry created =
+          new ReplicaEntry(replicaId, slotAndGen[0], slotAndGen[1], transitions, breakerConfig);
+      created.unseenRatePerSecond = Double.NaN;
+      byId.put(replicaId, created);
+      ReplicaEntry[] grown = Arrays.copyOf(members, members.length + 1);
+      grown[members.length] = created;
+      Arrays.sort(grown, Comparator.comparing((ReplicaEntry r) -> r.id));
+      members = grown;
+      return created;
+    }
+  }
+
+  /** Called under the entry's monitor: the process behind the id was replaced. */
+  private void restart(ReplicaEntry entry, long newEpoch) {
+    long oldEpoch = entry.epoch;
+    entry.indexGeneration = index.reset(entry.slot);
+    entry.exact = false;
+    entry.snapshot = null;
+    entry.observedAtNanos = Long.MIN_VALUE;
+    entry.readyObservedAtNanos = Long.MIN_VALUE;
+    entry.capacityBlocks = -1;
+    entry.previousReceivedTotal = -1;
+    entry.unseenRatePerSecond = Double.NaN;
+    entry.ledger.reset();
+    entry.calibration.onRestart();
+    entry.breaker.reset();
+    lostAttempts.lost(entry, oldEpoch);
+    listener.onReplicaRestarted(entry.id, oldEpoch, newEpoch);
+  }
+
+  private void updateCapacity(ReplicaEntry entry, ReplicaSnapshot s) {
+    if (s.kvCapacityTokens().isEmpty() || entry.indexGeneration < 0) {
+      return;
+    }
+    long blocks = Math.max(1, s.kvCapacityTokens().getAsLong() / blockSizeTokens);
+    if (blocks != entry.capacityBlocks) {
+      entry.capacityBlocks = blocks;
+      index.setCapacity(entry.slot, entry.indexGeneration, blocks);
+    }
+  }
+
+  private void updateUnseenRate(ReplicaEntry entry, ReplicaSnapshot s, long observedAt) {
+    if (s.requestsReceivedTotal().isEmpty()) {
+      return;
+    }
+    long received = s.requestsReceivedTotal().getAsLong();
+    long own = entry.ledger.dispatchedTotal();
+    if (entry.previousReceivedTotal >= 0 && observedAt > entry.previousObservedAtNanos
+        && received >= entry.previousReceivedTotal) {
+      double seconds = (observedAt - entry.previousObservedAtNanos) / 1e9;
+      double sample = Math.max(0, (received - entry.previousReceivedTotal)
+          - (own - entry.previousOwnTotal)) / seconds;
+      double old = entry.unseenRatePerSecond;
+      entry.unseenRatePerSecond = Double.isNaN(old) ? sample : old + 0.3 * (sample - old);
+    }
+    entry.previousReceivedTotal = received;
+    entry.previousObservedAtNanos = observedAt;
+    entry.previousOwnTotal = own;
+  }
+}

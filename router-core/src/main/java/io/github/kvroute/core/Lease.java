@@ -1,0 +1,55 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.RequestRef;
+
+/**
+ * One routed attempt awaiting its outcome: what the router predicted and what it added to the replica's
+ * books, so both can be taken back exactly when the outcome (or expiry, or orphaning) arrives.
+ *
+ * <p>The linkage fields form the {@link DispatchLedger}'s list and are guarded by that ledger's lock.
+ */
+final class Lease {
+  final RequestRef ref;
+  final ReplicaEntry replica;
+  final long epoch;
+  final ReplicaEntry prefillReplica;
+  final long dispatchedAtNanos;
+  final int promptTokens;
+  final int plannedOutputTokens;
+  final int predictedMatchedTokens;
+  final double predictedCostMillis;
+  /** Prefill time this attempt adds to the replica's queue. */
+  final double workMillis;
+  volatile PrefixIndex.Insert insert;
+  volatile boolean probe;
+
+  // DispatchLedger list, guarded by the ledger
+  Lease prev;
+  Lease next;
+  boolean sinceSnapshot;
+  DispatchLedger ledger;
+
+  Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
+      long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
+      double predictedCostMillis, double workMillis) {
+    this.ref = ref;
+    this.replica = replica;
+    this.epoch = epoch;
+    this.prefillReplica = prefillReplica;
+    this.dispatchedAtNanos = dispatchedAtNanos;
+    this.promptTokens = promptTokens;
+    this.plannedOutputTokens = plannedOutputTokens;
+    this.predictedMatchedTokens = predictedMatchedTokens;
+    this.predictedCostMillis = predictedCostMillis;
+    this.workMillis = workMillis;
+  }
+
+  /** The replica whose cache and queue the prefill used. */
+  ReplicaEntry prefillTarget() {
+    return prefillReplica != null ? prefillReplica : replica;
+  }
+
+  long outstandingTokens() {
+    return (long) promptTokens + plannedOutputTokens;
+  }
+}

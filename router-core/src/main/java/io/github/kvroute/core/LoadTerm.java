@@ -1,0 +1,26 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.Scorer;
+
+/**
+ * Moving state before the first token: loading a LoRA adapter that is not resident (800 ms in seed 000,
+ * enough to push an idle replica to last place) and, for a disaggregated decode replica, moving the
+ * prompt's KV from the prefill replica.
+ */
+final class LoadTerm implements Scorer {
+  static final LoadTerm INSTANCE = new LoadTerm();
+
+  private LoadTerm() {}
+
+  @Override
+  public String name() {
+    return "load";
+  }
+
+  @Override
+  public double costMillis(Request request, CandidateView candidate) {
+    return candidate.adapterLoadMillis() + candidate.kvTransferMillis();
+  }
+}

@@ -1,0 +1,154 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.ReplicaRole;
+import io.github.kvroute.api.ReplicaSnapshot;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+/**
+ * The router's reusable {@link CandidateView}: one per candidate slot in a thread's scratch, refilled
+ * for every decision so that routing allocates no view objects.
+ *
+ * <p>Not thread-safe: owned by one thread's {@link Scratch}.
+ */
+final class MutableView implements CandidateView {
+  ReplicaEntry entry;
+  ReplicaSnapshot snapshot;
+  long epoch;
+  double snapshotAgeMillis;
+  boolean telemetryStale;
+  int inFlightRequests;
+  long inFlightTokens;
+  int dispatchedSinceSnapshot;
+  double estimatedQueueMillis;
+  long estimatedOutstandingTokens;
+  int matchedBlocks;
+  int matchedTokens;
+  double prefillMillisPerToken;
+  double prefillOverheadMillis;
+  double adapterLoadMillis;
+  double kvTransferMillis;
+  OptionalDouble kvUtilization = OptionalDouble.empty();
+  OptionalLong freeKvTokens = OptionalLong.empty();
+  double unseenArrivalsPerSecond;
+  double meanRequestCostMillis;
+  double cacheHitReliability;
+  final DispatchLedger.Reading reading = new DispatchLedger.Reading();
+
+  @Override
+  public String replicaId() {
+    return entry.id;
+  }
+
+  @Override
+  public long epoch() {
+    return epoch;
+  }
+
+  @Override
+  public ReplicaRole role() {
+    return snapshot.role();
+  }
+
+  @Override
+  public ReplicaSnapshot snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public double snapshotAgeMillis() {
+    return snapshotAgeMillis;
+  }
+
+  @Override
+  public boolean telemetryStale() {
+    return telemetryStale;
+  }
+
+  @Override
+  public int inFlightRequests() {
+    return inFlightRequests;
+  }
+
+  @Override
+  public long inFlightTokens() {
+    return inFlightTokens;
+  }
+
+  @Override
+  public int dispatchedSinceSnapshot() {
+    return dispatchedSinceSnapshot;
+  }
+
+  @Override
+  public double estimatedQueueMillis() {
+    return estimatedQueueMillis;
+  }
+
+  @Override
+  public long estimatedOutstandingTokens() {
+    return estimatedOutstandingTokens;
+  }
+
+  @Override
+  public int matchedBlocks() {
+    return matchedBlocks;
+  }
+
+  @Override
+  public int matchedTokens() {
+    return matchedTokens;
+  }
+
+  @Override
+  public double prefillMillisPerToken() {
+    return prefillMillisPerToken;
+  }
+
+  @Override
+  public double prefillOverheadMillis() {
+    return prefillOverheadMillis;
+  }
+
+  @Override
+  public double adapterLoadMillis() {
+    return adapterLoadMillis;
+  }
+
+  @Override
+  public double kvTransferMillis() {
+    return kvTransferMillis;
+  }
+
+  @Override
+  public OptionalDouble kvUtilization() {
+    return kvUtilization;
+  }
+
+  @Override
+  public OptionalLong freeKvTokens() {
+    return freeKvTokens;
+  }
+
+  @Override
+  public double unseenArrivalsPerSecond() {
+    return unseenArrivalsPerSecond;
+  }
+
+  @Override
+  public double meanRequestCostMillis() {
+    return meanRequestCostMillis;
+  }
+
+  @Override
+  public double cacheHitReliability() {
+    return cacheHitReliability;
+  }
+
+  @Override
+  public String toString() {
+    return "CandidateView{" + entry.id + "#" + epoch + ", queue=" + estimatedQueueMillis
+        + "ms, matched=" + matchedTokens + "t, age=" + snapshotAgeMillis + "ms}";
+  }
+}

@@ -1,0 +1,117 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.BreakerState;
+import io.github.kvroute.api.Outcome;
+import io.github.kvroute.api.ReplicaState;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RequestRef;
+import io.github.kvroute.api.RouterListener;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.UpdateResult;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Contains host plugins: a failure is logged at WARN once per plugin (then at DEBUG), counted, and
+ * reported to the listener; the caller then uses its safe fallback. Also wraps the host's listener so
+ * that a throwing listener cannot break routing.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class PluginGuard {
+  private static final Logger log = LoggerFactory.getLogger(PluginGuard.class);
+
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  private final LongAdder failures = new LongAdder();
+  private final RouterListener hostListener;
+  private final RouterListener safeListener;
+
+  PluginGuard(RouterListener hostListener) {
+    this.hostListener = hostListener;
+    this.safeListener = hostListener == null ? new RouterListener() {} : new SafeListener();
+  }
+
+  /** The listener to call: never throws. */
+  RouterListener listener() {
+    return safeListener;
+  }
+
+  long failures() {
+    return failures.sum();
+  }
+
+  void failed(String plugin, Throwable error) {
+    record(plugin, error);
+    if (hostListener != null) {
+      try {
+        hostListener.onPluginFailure(plugin, error);
+      } catch (RuntimeException e) {
+        record("listener", e);
+      }
+    }
+  }
+
+  private void record(String plugin, Throwable error) {
+    failures.increment();
+    if (warned.add(plugin)) {
+      log.warn("kvroute plugin '{}' failed; using the safe fallback (logged once)", plugin, error);
+    } else {
+      log.debug("kvroute plugin '{}' failed again", plugin, error);
+    }
+  }
+
+  private final class SafeListener implements RouterListener {
+    private void run(Runnable call) {
+      try {
+        call.run();
+      } catch (RuntimeException e) {
+        record("listener", e);
+      }
+    }
+
+    @Override
+    public void onDecision(Request request, RoutingDecision decision) {
+      run(() -> hostListener.onDecision(request, decision));
+    }
+
+    @Override
+    public void onOutcome(Outcome outcome, UpdateResult result) {
+      run(() -> hostListener.onOutcome(outcome, result));
+    }
+
+    @Override
+    public void onReplicaStateChanged(
+        String replicaId, long epoch, ReplicaState previous, ReplicaState current) {
+      run(() -> hostListener.onReplicaStateChanged(replicaId, epoch, previous, current));
+    }
+
+    @Override
+    public void onReplicaRestarted(String replicaId, long previousEpoch, long epoch) {
+      run(() -> hostListener.onReplicaRestarted(replicaId, previousEpoch, epoch));
+    }
+
+    @Override
+    public void onOrphaned(String replicaId, long epoch, List<RequestRef> attempts) {
+      run(() -> hostListener.onOrphaned(replicaId, epoch, attempts));
+    }
+
+    @Override
+    public void onLeaseExpired(RequestRef attempt, String replicaId) {
+      run(() -> hostListener.onLeaseExpired(attempt, replicaId));
+    }
+
+    @Override
+    public void onBreakerStateChanged(String replicaId, BreakerState previous, BreakerState current) {
+      run(() -> hostListener.onBreakerStateChanged(replicaId, previous, current));
+    }
+
+    @Override
+    public void onPluginFailure(String plugin, Throwable error) {
+      run(() -> hostListener.onPluginFailure(plugin, error));
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.github.kvroute.core;
+
+/**
+ * An event rate with exponential forgetting: each event adds {@code 1/tau} and the rate decays by
+ * {@code e^(-dt/tau)}, so a steady stream of {@code λ} events per second reads {@code λ}.
+ *
+ * <p>Not thread-safe: guarded by its owner.
+ */
+final class RateEstimator {
+  private final double tauNanos;
+  private double rate;
+  private long lastNanos;
+  private boolean started;
+
+  RateEstimator(double tauSeconds) {
+    this.tauNanos = tauSeconds * 1e9;
+  }
+
+  void record(long nowNanos) {
+    decayTo(nowNanos);
+    rate += 1e9 / tauNanos;
+  }
+
+  double perSecond(long nowNanos) {
+    if (!started) {
+      return 0;
+    }
+    long dt = Math.max(0, nowNanos - lastNanos);
+    return rate * Math.exp(-dt / tauNanos);
+  }
+
+  private void decayTo(long nowNanos) {
+    if (started) {
+      long dt = Math.max(0, nowNanos - lastNanos);
+      rate *= Math.exp(-dt / tauNanos);
+    }
+    started = true;
+    lastNanos = Math.max(lastNanos, nowNanos);
+  }
+}

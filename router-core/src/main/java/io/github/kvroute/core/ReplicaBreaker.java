@@ -1,0 +1,148 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.BreakerState;
+
+/**
+ * One replica's circuit breaker (see {@link BreakerConfig} for the state machine).
+ *
+ * <p>The window is a ring of the last {@code windowSize} outcomes packed in a long. Half-open admits at
+ * most {@code halfOpenProbes} attempts in flight, and only once the replica has reported READY after the
+ * breaker opened: the readiness signal that gates joining also gates recovery.
+ *
+ * <p>Thread-safety: synchronized; {@link #state()} is a volatile read for the routing fast path.
+ */
+final class ReplicaBreaker {
+  /** Receives transitions (called while holding the breaker's lock; must not call back). */
+  interface Transitions {
+    void changed(BreakerState previous, BreakerState current);
+  }
+
+  private final BreakerConfig config;
+  private final Transitions transitions;
+  private volatile BreakerState state = BreakerState.CLOSED;
+  private long window;
+  private int windowCount;
+  private int windowHead;
+  private int consecutive;
+  private long openedAtNanos;
+  private int probesInFlight;
+  private int probeSuccesses;
+
+  ReplicaBreaker(BreakerConfig config, Transitions transitions) {
+    this.config = config;
+    this.transitions = transitions;
+  }
+
+  BreakerState state() {
+    return state;
+  }
+
+  /**
+   * Whether a new attempt may go to the replica now. {@code readyObservedAtNanos} is when the replica
+   * last reported READY (or {@code Long.MIN_VALUE}).
+   */
+  boolean permits(long nowNanos, long readyObservedAtNanos) {
+    BreakerState s = state;
+    if (s == BreakerState.CLOSED) {
+      return true;
+    }
+    synchronized (this) {
+      if (state == BreakerState.OPEN) {
+        boolean waited = nowNanos - openedAtNanos >= config.openDuration().toNanos();
+        boolean freshReady = readyObservedAtNanos > openedAtNanos;
+        if (!waited || !freshReady) {
+          return false;
+        }
+        moveTo(BreakerState.HALF_OPEN);
+        probesInFlight = 0;
+        probeSuccesses = 0;
+      }
+      return state == BreakerState.CLOSED || probesInFlight < config.halfOpenProbes();
+    }
+  }
+
+  /** Called when an attempt is dispatched; returns whether it is a half-open probe. */
+  synchronized boolean onDispatch() {
+    if (state == BreakerState.HALF_OPEN) {
+      probesInFlight++;
+      return true;
+    }
+    return false;
+  }
+
+  /** An outcome that is evidence for ({@code failure == false}) or against the replica. */
+  synchronized void onOutcome(boolean failure, boolean probe, long nowNanos) {
+    if (probe && probesInFlight > 0) {
+      probesInFlight--;
+    }
+    if (state == BreakerState.HALF_OPEN) {
+      if (failure) {
+        open(nowNanos);
+      } else if (probe && ++probeSuccesses >= config.halfOpenProbes()) {
+        clearWindow();
+        moveTo(BreakerState.CLOSED);
+      }
+      return;
+    }
+    if (state == BreakerState.OPEN) {
+      return;
+    }
+    record(failure);
+    consecutive = failure ? consecutive + 1 : 0;
+    if (consecutive >= config.consecutiveFailures()
+        || (windowCount >= config.minimumCalls()
+            && failures() >= config.failureRateThreshold() * windowCount)) {
+      open(nowNanos);
+    }
+  }
+
+  /** A probe that ended without evidence either way (cancelled, orphaned, expired). */
+  synchronized void onProbeAbandoned() {
+    if (probesInFlight > 0) {
+      probesInFlight--;
+    }
+  }
+
+  /** The replica was replaced by a new process: start closed. */
+  synchronized void reset() {
+    clearWindow();
+    probesInFlight = 0;
+    probeSuccesses = 0;
+    if (state != BreakerState.CLOSED) {
+      moveTo(BreakerState.CLOSED);
+    }
+  }
+
+  private void open(long nowNanos) {
+    openedAtNanos = nowNanos;
+    clearWindow();
+    moveTo(BreakerState.OPEN);
+  }
+
+  private void record(boolean failure) {
+    int size = config.windowSize();
+    long bit = 1L << windowHead;
+    window = failure ? window | bit : window & ~bit;
+    windowHead = (windowHead + 1) % size;
+    windowCount = Math.min(windowCount + 1, size);
+  }
+
+  private int failures() {
+    return Long.bitCount(window);
+  }
+
+  private void clearWindow() {
+    window = 0;
+    windowCount = 0;
+    windowHead = 0;
+    consecutive = 0;
+  }
+
+  private void moveTo(BreakerState next) {
+    BreakerState previous = state;
+    if (previous != next) {
+      state = next;
+      transitions.changed(previous, next);
+    }
+  }
+}

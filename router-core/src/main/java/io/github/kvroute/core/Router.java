@@ -1,0 +1,416 @@
+package io.github.kvroute.core;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableList;
+import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.ConfigOrError;
+import io.github.kvroute.api.KvEvent;
+import io.github.kvroute.api.Outcome;
+import io.github.kvroute.api.PolicyEnvironment;
+import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.RandomSource;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RouterListener;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.api.RoutingPolicyRegistry;
+import io.github.kvroute.api.Scorer;
+import io.github.kvroute.api.TelemetrySink;
+import io.github.kvroute.api.TelemetrySource;
+import io.github.kvroute.api.Ticker;
+import io.github.kvroute.api.UpdateResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Decides, for every request, which replica should serve it, or that none should.
+ *
+ * <pre>{@code
+ * Router router = Router.newBuilder()
+ *     .policy("hybrid-cost")                 // found through RoutingPolicyRegistry (ServiceLoader)
+ *     .blockSizeTokens(16)
+ *     .indexBudgetBytes(256L << 20)
+ *     .listener(metricsListener)
+ *     .build();
+ *
+ * router.onSnapshot(snapshot);               // telemetry threads, as reports arrive
+ * router.onKvEvent(event);                   // when engines publish KV events
+ *
+ * RoutingDecision d = router.route(request); // request threads
+ * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
+ *
+ * router.onOutcome(outcome);                 // when the response ends or fails
+ * }</pre>
+ *
+ * <p>Programming errors (a null, an attempt routed twice, a prompt hashed with another block size)
+ * throw {@link IllegalArgumentException} or {@link NullPointerException} before any state changes.
+ * Situations that happen in production are values: an empty or unavailable fleet is a
+ * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a duplicated
+ * outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener, telemetry
+ * sources) are contained: an exception is logged once and a safe fallback is used.
+ *
+ * <p>Thread-safety: thread-safe. {@link #route} is meant to be called concurrently from request threads
+ * while telemetry, KV events and outcomes arrive on others; it takes no exclusive lock on shared state
+ * (it synchronizes briefly on the chosen replica's books only).
+ */
+public final class Router implements TelemetrySink, AutoCloseable {
+  private final String policyName;
+  private final int blockSizeTokens;
+  private final CostModel costModel;
+  private final RouterCounters counters = new RouterCounters();
+  private final PluginGuard guard;
+  private final PrefixIndex index;
+  private final LeaseTable leases;
+  private final Fleet fleet;
+  private final Feedback feedback;
+  private final DecisionPipeline pipeline;
+  private final List<AutoCloseable> subscriptions = new ArrayList<>();
+
+  private Router(Builder b, RoutingPolicy policy) {
+    this.policyName = policy.name();
+    this.blockSizeTokens = b.blockSizeTokens;
+    this.costModel = b.costModel;
+    this.guard = new PluginGuard(b.listener);
+    long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
+    this.index = new PrefixIndex(b.indexBudgetBytes, capacityBlocks, b.indexWriteBufferLimit);
+    this.leases = new LeaseTable(b.ticker, b.leaseTimeout, this::leaseExpired);
+    this.fleet = new Fleet(index, b.costModel, b.blockSizeTokens, b.peerRouters, b.ticker,
+        guard.listener(), b.breakerConfig, this::attemptsLost, this::meanWorkMillis);
+    this.feedback =
+        new Feedback(leases, index, policy, b.costModel, b.ticker, guard, counters);
+    List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
+    this.pipeline = new DecisionPipeline(fleet, index, leases, policy, b.admission, terms,
+        b.costModel, b.ticker, b.random, guard, counters, b.blockSizeTokens);
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /**
+   * Decides where {@code request} goes, records the attempt as in flight when routed, and returns the
+   * decision. Report what happened through {@link #onOutcome}.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalArgumentException if this attempt of the request is already in flight, or its
+   *     prompt was hashed with a block size other than {@link #blockSizeTokens()}
+   */
+  public RoutingDecision route(Request request) {
+    return pipeline.route(request);
+  }
+
+  /**
+   * Applies a replica report. A replica is known from its first report; it is routable while its
+   * latest report says READY.
+   *
+   * @throws NullPointerException if {@code snapshot} is null
+   */
+  @Override
+  public UpdateResult onSnapshot(ReplicaSnapshot snapshot) {
+    checkNotNull(snapshot, "snapshot: null (expected: non-null)");
+    leases.cleanUp();
+    return fleet.onSnapshot(snapshot);
+  }
+
+  /**
+   * Applies a KV-cache event; the replica's index entries switch to exact mode.
+   *
+   * @throws NullPointerException if {@code event} is null
+   */
+  @Override
+  public UpdateResult onKvEvent(KvEvent event) {
+    checkNotNull(event, "event: null (expected: non-null)");
+    return fleet.onKvEvent(event);
+  }
+
+  /**
+   * Closes a routed attempt and learns from it. Outcomes for unknown, already-closed or mismatched
+   * attempts change nothing and say so.
+   *
+   * @throws NullPointerException if {@code outcome} is null
+   */
+  public UpdateResult onOutcome(Outcome outcome) {
+    return feedback.onOutcome(outcome);
+  }
+
+  /**
+   * Forgets a replica the host's membership says is gone: it stops being routable, its index entries
+   * are dropped, its in-flight attempts are orphaned (reported to listeners for retry), and late
+   * reports from its last epoch are ignored.
+   *
+   * @return whether the replica was known
+   */
+  public boolean removeReplica(String replicaId) {
+    checkNotNull(replicaId, "replicaId: null (expected: non-null)");
+    return fleet.remove(replicaId);
+  }
+
+  /** The router's totals now. */
+  public RouterStats stats() {
+    leases.cleanUp();
+    return new RouterStats(counters.routed.sum(), counters.rejectedByReason(),
+        counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
+        counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
+        index.budgetBytes(), index.droppedHints(), guard.failures());
+  }
+
+  /** The name of the policy in use. */
+  public String policyName() {
+    return policyName;
+  }
+
+  /** Tokens per prefix-index block; prompts must be hashed with the same size. */
+  public int blockSizeTokens() {
+    return blockSizeTokens;
+  }
+
+  public CostModel costModel() {
+    return costModel;
+  }
+
+  /** Stops telemetry subscriptions. Routing keeps working on the last known state. */
+  @Override
+  public void close() {
+    synchronized (subscriptions) {
+      for (AutoCloseable c : subscriptions) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          guard.failed("telemetry source", e);
+        }
+      }
+      subscriptions.clear();
+    }
+  }
+
+  // package-private hooks for tests
+  PrefixIndex index() {
+    return index;
+  }
+
+  Fleet fleet() {
+    return fleet;
+  }
+
+  private void leaseExpired(Lease lease) {
+    feedback.onExpired(lease);
+  }
+
+  private void attemptsLost(ReplicaEntry entry, long epoch) {
+    feedback.onLost(entry, epoch);
+  }
+
+  private double meanWorkMillis() {
+    return pipeline.meanWorkMillis();
+  }
+
+  private void subscribe(List<TelemetrySource> sources) {
+    for (TelemetrySource source : sources) {
+      try {
+        AutoCloseable handle = source.subscribe(this);
+        if (handle != null) {
+          subscriptions.add(handle);
+        }
+      } catch (RuntimeException e) {
+        guard.failed("telemetry source", e);
+      }
+    }
+  }
+
+  /** Builds a {@link Router}. Not thread-safe; each option may be set once. */
+  public static final class Builder {
+    private String policyName = "hybrid-cost";
+    private Map<String, String> policyConfig = Map.of();
+    private RoutingPolicy policy;
+    private RoutingPolicyRegistry registry;
+    private AdmissionController admission = Admission.standard();
+    private CostModel costModel = CostModel.defaults();
+    private List<Scorer> costTerms;
+    private int blockSizeTokens = PromptKey.DEFAULT_BLOCK_SIZE_TOKENS;
+    private long indexBudgetBytes = 256L << 20;
+    private long defaultReplicaCacheTokens = 1L << 20;
+    private Ticker ticker = Ticker.system();
+    private RandomSource random = RandomSource.threadLocal();
+    private RouterListener listener;
+    private List<TelemetrySource> telemetrySources = List.of();
+    private Duration leaseTimeout = Duration.ofMinutes(10);
+    private int peerRouters;
+    private BreakerConfig breakerConfig = BreakerConfig.defaults();
+    private int indexWriteBufferLimit = 1 << 16;
+    private final Set<String> set = new HashSet<>();
+
+    private Builder() {}
+
+    private void once(String option) {
+      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
+    }
+
+    /** The policy by registered name; default {@code hybrid-cost}. */
+    public Builder policy(String name) {
+      return policy(name, Map.of());
+    }
+
+    /** The policy by registered name, with its configuration (parsed by its provider). */
+    public Builder policy(String name, Map<String, String> config) {
+      once("policy");
+      checkNotNull(name, "policy: null (expected: a registered policy name)");
+      checkNotNull(config, "policyConfig: null (expected: a map, possibly empty)");
+      policyName = name;
+      policyConfig = Map.copyOf(config);
+      return this;
+    }
+
+    /** A policy instance, bypassing the registry. */
+    public Builder policy(RoutingPolicy policy) {
+      once("policy");
+      this.policy = checkNotNull(policy, "policy: null (expected: non-null)");
+      return this;
+    }
+
+    /** Where policy names are resolved; default {@link RoutingPolicyRegistry#defaultRegistry()}. */
+    public Builder registry(RoutingPolicyRegistry registry) {
+      once("registry");
+      this.registry = checkNotNull(registry, "registry: null (expected: non-null)");
+      return this;
+    }
+
+    /** The veto after the policy; default {@link Admission#standard()}. */
+    public Builder admission(AdmissionController admission) {
+      once("admission");
+      this.admission = checkNotNull(admission, "admission: null (expected: non-null)");
+      return this;
+    }
+
+    public Builder costModel(CostModel costModel) {
+      once("costModel");
+      this.costModel = checkNotNull(costModel, "costModel: null (expected: non-null)");
+      return this;
+    }
+
+    /** The terms of the router's own estimate; default {@link CostTerms#standard}. */
+    public Builder costTerms(List<Scorer> terms) {
+      once("costTerms");
+      checkNotNull(terms, "costTerms: null (expected: a list of scorers)");
+      checkArgument(!terms.isEmpty(), "costTerms: [] (expected: at least one scorer)");
+      this.costTerms = ImmutableList.copyOf(terms);
+      return this;
+    }
+
+    /** Tokens per index block; prompts must be hashed with the same size. Default 16. */
+    public Builder blockSizeTokens(int tokens) {
+      once("blockSizeTokens");
+      checkArgument(tokens >= 1, "blockSizeTokens: %s (expected: >= 1)", tokens);
+      this.blockSizeTokens = tokens;
+      return this;
+    }
+
+    /** Hard memory budget of the prefix index. Default 256 MiB. */
+    public Builder indexBudgetBytes(long bytes) {
+      once("indexBudgetBytes");
+      checkArgument(bytes >= PrefixIndex.MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
+          bytes, PrefixIndex.MIN_BUDGET_BYTES);
+      this.indexBudgetBytes = bytes;
+      return this;
+    }
+
+    /** Cache size assumed for a replica that does not report its KV capacity. Default 2^20 tokens. */
+    public Builder defaultReplicaCacheTokens(long tokens) {
+      once("defaultReplicaCacheTokens");
+      checkArgument(tokens >= 1, "defaultReplicaCacheTokens: %s (expected: >= 1)", tokens);
+      this.defaultReplicaCacheTokens = tokens;
+      return this;
+    }
+
+    /** Time source; default {@link Ticker#system()}. Simulations inject virtual time. */
+    public Builder ticker(Ticker ticker) {
+      once("ticker");
+      this.ticker = checkNotNull(ticker, "ticker: null (expected: non-null)");
+      return this;
+    }
+
+    /** Randomness for policies; default thread-local (not reproducible). */
+    public Builder random(RandomSource random) {
+      once("random");
+      this.random = checkNotNull(random, "random: null (expected: non-null)");
+      return this;
+    }
+
+    /** Shorthand for {@code random(RandomSource.seeded(seed))}: reproducible decisions. */
+    public Builder seed(long seed) {
+      return random(RandomSource.seeded(seed));
+    }
+
+    public Builder listener(RouterListener listener) {
+      once("listener");
+      this.listener = checkNotNull(listener, "listener: null (expected: non-null)");
+      return this;
+    }
+
+    /** Sources the router subscribes to when built (and unsubscribes from on close). */
+    public Builder telemetrySources(List<TelemetrySource> sources) {
+      once("telemetrySources");
+      this.telemetrySources = ImmutableList.copyOf(checkNotNull(sources, "telemetrySources"));
+      return this;
+    }
+
+    /** How long an attempt may stay open without an outcome. Default 10 minutes. */
+    public Builder leaseTimeout(Duration timeout) {
+      once("leaseTimeout");
+      checkArgument(timeout != null && timeout.compareTo(Duration.ofMillis(1)) >= 0,
+          "leaseTimeout: %s (expected: >= 1 ms)", timeout);
+      this.leaseTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Other routers sending to the same fleet whose traffic this one cannot see, for the staleness
+     * risk when replicas do not report a received-requests counter. Default 0.
+     */
+    public Builder peerRouters(int count) {
+      once("peerRouters");
+      checkArgument(count >= 0, "peerRouters: %s (expected: >= 0)", count);
+      this.peerRouters = count;
+      return this;
+    }
+
+    public Builder breaker(BreakerConfig config) {
+      once("breaker");
+      this.breakerConfig = checkNotNull(config, "breaker: null (expected: non-null)");
+      return this;
+    }
+
+    /** Commands the index's write buffer holds before optimistic inserts are dropped. Default 65,536. */
+    public Builder indexWriteBufferLimit(int commands) {
+      once("indexWriteBufferLimit");
+      checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
+      this.indexWriteBufferLimit = commands;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if the named policy is unknown or its configuration invalid
+     *     (the message names the key and the expected range)
+     */
+    public Router build() {
+      RoutingPolicy resolved = policy;
+      if (resolved == null) {
+        RoutingPolicyRegistry r = registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();
+        ConfigOrError<RoutingPolicy> created =
+            r.newPolicy(policyName, policyConfig, PolicyEnvironment.of(ticker, random));
+        checkArgument(created.isOk(), "%s", created.error());
+        resolved = created.value();
+      }
+      Router router = new Router(this, resolved);
+      router.subscribe(telemetrySources);
+      return router;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package io.github.kvroute.core;
+
+import com.google.common.collect.ImmutableMap;
+import io.github.kvroute.api.RejectReason;
+import io.github.kvroute.api.UpdateResult;
+import java.util.Map;
+
+/**
+ * A point-in-time reading of a router's totals. The numbers add up: every {@code route} call is counted
+ * once as routed or as rejected with a reason; every routed attempt is, at any moment, in flight, or
+ * ended by an applied outcome, expiry or orphaning:
+ * {@code routed = inFlight + outcomes(APPLIED) + expired + orphaned}.
+ *
+ * <p>Immutable and thread-safe. Counters are read one by one, so under concurrent traffic a reading may
+ * be off by the requests in progress while it was taken.
+ *
+ * @param routed route calls that returned a routed decision
+ * @param rejectedByReason route calls that returned a rejection, by reason
+ * @param outcomesByResult outcome reports, by what the router did with them
+ * @param inFlight open leases
+ * @param expired leases that timed out without an outcome
+ * @param orphaned leases ended because their replica stopped, restarted or was removed
+ * @param indexEntries (replica, block) entries in the prefix index
+ * @param indexBlocks distinct blocks in the prefix index
+ * @param indexBytes estimated bytes held by the prefix index
+ * @param indexBudgetBytes the prefix index's hard budget
+ * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
+ * @param pluginFailures exceptions contained from host plugins
+ */
+public record RouterStats(
+    long routed,
+    Map<RejectReason, Long> rejectedByReason,
+    Map<UpdateResult, Long> outcomesByResult,
+    long inFlight,
+    long expired,
+    long orphaned,
+    long indexEntries,
+    long indexBlocks,
+    long indexBytes,
+    long indexBudgetBytes,
+    long droppedIndexHints,
+    long pluginFailures) {
+
+  public RouterStats {
+    rejectedByReason = ImmutableMap.copyOf(rejectedByReason);
+    outcomesByResult = ImmutableMap.copyOf(outcomesByResult);
+  }
+
+  /** All rejections. */
+  public long rejected() {
+    return rejectedByReason.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Every route call: {@code routed + rejected}. */
+  public long decisions() {
+    return routed + rejected();
+  }
+
+  /** Outcomes that closed a lease. */
+  public long outcomesApplied() {
+    return outcomesByResult.getOrDefault(UpdateResult.APPLIED, 0L);
+  }
+}

@@ -1,0 +1,135 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.CostBreakdown;
+import io.github.kvroute.api.RandomSource;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import java.util.AbstractList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.RandomAccess;
+
+/**
+ * One thread's reusable decision state: the views, the three role lists, the candidate bit mask and
+ * the per-slot match lengths. Doubles as the {@link RoutingContext} handed to the policy, so a decision
+ * allocates no per-candidate objects.
+ *
+ * <p>Not thread-safe: one per thread ({@link ThreadLocal}); valid during one decision.
+ */
+final class Scratch implements RoutingContext {
+  MutableView[] views = new MutableView[0];
+  int viewCount;
+  final ViewList mixed = new ViewList();
+  final ViewList prefill = new ViewList();
+  final ViewList decode = new ViewList();
+  long[] mask = new long[1];
+  long[] alive = new long[1];
+  int[] matchedBySlot = new int[64];
+
+  Request request;
+  long nowNanos;
+  RandomSource random;
+  DecisionPipeline pipeline;
+
+  void begin(Request request, long nowNanos, RandomSource random, DecisionPipeline pipeline,
+      int members, int maskWords, int slots) {
+    this.request = request;
+    this.nowNanos = nowNanos;
+    this.random = random;
+    this.pipeline = pipeline;
+    if (views.length < members) {
+      int old = views.length;
+      views = Arrays.copyOf(views, Math.max(members, old * 2));
+      for (int i = old; i < views.length; i++) {
+        views[i] = new MutableView();
+      }
+      mixed.grow(views.length);
+      prefill.grow(views.length);
+      decode.grow(views.length);
+    }
+    if (mask.length < maskWords) {
+      mask = new long[maskWords];
+      alive = new long[maskWords];
+    }
+    Arrays.fill(mask, 0, maskWords, 0L);
+    if (matchedBySlot.length < slots) {
+      matchedBySlot = new int[Math.max(slots, matchedBySlot.length * 2)];
+    }
+    viewCount = 0;
+    mixed.size = 0;
+    prefill.size = 0;
+    decode.size = 0;
+  }
+
+  /** Drops references so a pooled scratch does not pin requests or entries. */
+  void end() {
+    request = null;
+    for (int i = 0; i < viewCount; i++) {
+      views[i].entry = null;
+      views[i].snapshot = null;
+    }
+  }
+
+  @Override
+  public Request request() {
+    return request;
+  }
+
+  @Override
+  public List<CandidateView> candidates() {
+    return mixed;
+  }
+
+  @Override
+  public List<CandidateView> prefillCandidates() {
+    return prefill;
+  }
+
+  @Override
+  public List<CandidateView> decodeCandidates() {
+    return decode;
+  }
+
+  @Override
+  public RandomSource random() {
+    return random;
+  }
+
+  @Override
+  public long nowNanos() {
+    return nowNanos;
+  }
+
+  @Override
+  public CostBreakdown estimate(CandidateView candidate) {
+    return pipeline.estimate(request, candidate);
+  }
+
+  /** A read-only list over pooled views. */
+  static final class ViewList extends AbstractList<CandidateView> implements RandomAccess {
+    MutableView[] items = new MutableView[0];
+    int size;
+
+    void grow(int capacity) {
+      items = Arrays.copyOf(items, capacity);
+    }
+
+    void add(MutableView v) {
+      items[size++] = v;
+    }
+
+    @Override
+    public CandidateView get(int index) {
+      if (index < 0 || index >= size) {
+        throw new IndexOutOfBoundsException("index: " + index + " (expected: in [0, " + size + "))");
+      }
+      return items[index];
+    }
+
+    @Override
+    public int size() {
+      return size;
+    }
+  }
+}
