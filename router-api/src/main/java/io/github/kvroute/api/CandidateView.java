@@ -227,11 +227,10 @@ public interface CandidateView {
 
     /** Builds the view; without a snapshot, a minimal READY report for model "model" is assumed. */
     public CandidateView build() {
-      if (snapshot == null) {
-        snapshot = ReplicaSnapshot.newBuilder().replicaId(replicaId).epoch(epoch).role(role)
-            .model("model").build();
-      }
-      return new FixedCandidateView(this);
+      ReplicaSnapshot s = snapshot != null ? snapshot
+          : ReplicaSnapshot.newBuilder().replicaId(replicaId).epoch(epoch).role(role).model("model")
+              .build();
+      return new FixedCandidateView(this, s);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.github.kvroute.api;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
 
@@ -101,10 +102,10 @@ public final class CostBreakdown {
   /** For example {@code 220.0 ms = queue 100.0 + prefill 120.0}. */
   @Override
   public String toString() {
-    StringBuilder s = new StringBuilder(String.format("%.1f ms", total));
+    StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%.1f ms", total));
     for (int i = 0; i < terms.length; i++) {
       s.append(i == 0 ? " = " : " + ").append(terms[i]).append(' ')
-          .append(String.format("%.1f", millis[i]));
+          .append(String.format(Locale.ROOT, "%.1f", millis[i]));
     }
     return s.toString();
   }

@@ -28,11 +28,11 @@ final class FixedCandidateView implements CandidateView {
   private final double meanRequestCostMillis;
   private final double cacheHitReliability;
 
-  FixedCandidateView(CandidateView.Builder b) {
+  FixedCandidateView(CandidateView.Builder b, ReplicaSnapshot snapshot) {
     replicaId = b.replicaId;
     epoch = b.epoch;
     role = b.role;
-    snapshot = b.snapshot;
+    this.snapshot = snapshot;
     snapshotAgeMillis = b.snapshotAgeMillis;
     telemetryStale = b.telemetryStale;
     inFlightRequests = b.inFlightRequests;

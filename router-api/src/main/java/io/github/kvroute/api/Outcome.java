@@ -88,7 +88,7 @@ public final class Outcome {
 
   /** Whether the replica began prefilling (so the prompt's blocks were computed there). */
   public boolean prefillStarted() {
-    return status.isSuccess() || ttft.isPresent() || cachedTokens.isPresent();
+    return status.isSuccess() || ttft.isPresent() || cachedTokens.isPresent() || queueTime.isPresent();
   }
 
   @Override

@@ -179,9 +179,14 @@ public final class PromptKey {
     return namespaceSeed;
   }
 
-  /** Tokens covered by the first {@code blocks} blocks, capped at the prompt length. */
+  /**
+   * Tokens covered by the first {@code blocks} hashed blocks, capped at the prompt length.
+   *
+   * @throws IllegalArgumentException if {@code blocks} is negative
+   */
   public int tokensInBlocks(int blocks) {
-    return (int) Math.min((long) blocks * blockSizeTokens, tokenCount);
+    Checks.atLeast(blocks, 0, "blocks");
+    return (int) Math.min((long) Math.min(blocks, hashes.length) * blockSizeTokens, tokenCount);
   }
 
   @Override

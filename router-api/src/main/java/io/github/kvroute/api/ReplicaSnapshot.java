@@ -150,7 +150,9 @@ public final class ReplicaSnapshot {
     if (kvBlocksTotal.isEmpty() || kvBlockSizeTokens.isEmpty()) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(kvBlocksTotal.getAsLong() * kvBlockSizeTokens.getAsInt());
+    long blocks = kvBlocksTotal.getAsLong();
+    int size = kvBlockSizeTokens.getAsInt();
+    return OptionalLong.of(blocks > Long.MAX_VALUE / size ? Long.MAX_VALUE : blocks * size);
   }
 
   /** LoRA adapters loaded and ready. */
@@ -168,6 +170,7 @@ public final class ReplicaSnapshot {
 
   /** Whether the replica holds {@code adapter} or can load it. */
   public boolean canServeAdapter(String adapter) {
+    Checks.notNull(adapter, "adapter");
     return residentAdapters.contains(adapter)
         || loadableAdapters.map(s -> s.contains(adapter)).orElse(true);
   }
@@ -203,7 +206,7 @@ public final class ReplicaSnapshot {
     waitingRequests.ifPresent(v -> s.append(", waiting=").append(v));
     runningRequests.ifPresent(v -> s.append(", running=").append(v));
     queuedPrefillTokens.ifPresent(v -> s.append(", queuedPrefill=").append(v));
-    kvUtilization().ifPresent(v -> s.append(String.format(", kv=%.2f", v)));
+    kvUtilization().ifPresent(v -> s.append(String.format(java.util.Locale.ROOT, ", kv=%.2f", v)));
     return s.append('}').toString();
   }
 

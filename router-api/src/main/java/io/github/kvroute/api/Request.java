@@ -67,7 +67,7 @@ public final class Request {
     return new Builder();
   }
 
-  /** A builder holding this request's values, for variations (each option may be set once more). */
+  /** A builder holding this request's values, for variations: each option may be set once more. */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.id = id;
@@ -89,9 +89,8 @@ public final class Request {
 
   /** The same request as its next attempt: same id, {@code attempt + 1}. */
   public Request nextAttempt() {
-    Builder b = toBuilder();
-    b.attempt = attempt + 1;
-    return b.build();
+    Checks.state(attempt < Integer.MAX_VALUE, "attempt", attempt, "< " + Integer.MAX_VALUE);
+    return toBuilder().attempt(attempt + 1).build();
   }
 
   public String id() {
@@ -188,103 +187,101 @@ public final class Request {
   public static final class Builder {
     private String id;
     private int attempt = 1;
-    private boolean attemptSet;
     private String model;
     private String modelVersion;
     private String adapter;
     private String sessionId;
     private String tenant;
     private Priority priority = Priority.STANDARD;
-    private boolean prioritySet;
     private PromptKey prompt;
     private int maxOutputTokens = 256;
-    private boolean maxOutputSet;
     private Integer expectedOutputTokens;
     private Duration ttftBudget;
     private Duration upstreamElapsed = Duration.ZERO;
-    private boolean upstreamSet;
     private Long arrivalNanos;
+    private final java.util.Set<String> set = new java.util.HashSet<>();
 
     private Builder() {}
 
+    private void once(String option) {
+      Checks.unset(!set.add(option), option);
+    }
+
     /** Required: stable across retries. */
     public Builder id(String id) {
-      Checks.unset(this.id != null, "id");
+      once("id");
       this.id = Checks.notBlank(id, "id");
       return this;
     }
 
     /** Defaults to 1. */
     public Builder attempt(int attempt) {
-      Checks.unset(attemptSet, "attempt");
+      once("attempt");
       this.attempt = Checks.atLeast(attempt, 1, "attempt");
-      this.attemptSet = true;
       return this;
     }
 
     /** Required. */
     public Builder model(String model) {
-      Checks.unset(this.model != null, "model");
+      once("model");
       this.model = Checks.notBlank(model, "model");
       return this;
     }
 
     public Builder modelVersion(String modelVersion) {
-      Checks.unset(this.modelVersion != null, "modelVersion");
+      once("modelVersion");
       this.modelVersion = Checks.notBlank(modelVersion, "modelVersion");
       return this;
     }
 
     public Builder adapter(String adapter) {
-      Checks.unset(this.adapter != null, "adapter");
+      once("adapter");
       this.adapter = Checks.notBlank(adapter, "adapter");
       return this;
     }
 
     public Builder sessionId(String sessionId) {
-      Checks.unset(this.sessionId != null, "sessionId");
+      once("sessionId");
       this.sessionId = Checks.notBlank(sessionId, "sessionId");
       return this;
     }
 
     public Builder tenant(String tenant) {
-      Checks.unset(this.tenant != null, "tenant");
+      once("tenant");
       this.tenant = Checks.notBlank(tenant, "tenant");
       return this;
     }
 
     /** Defaults to {@link Priority#STANDARD}. */
     public Builder priority(Priority priority) {
-      Checks.unset(prioritySet, "priority");
+      once("priority");
       this.priority = Checks.notNull(priority, "priority");
-      this.prioritySet = true;
       return this;
     }
 
     /** Required. */
     public Builder prompt(PromptKey prompt) {
-      Checks.unset(this.prompt != null, "prompt");
+      once("prompt");
       this.prompt = Checks.notNull(prompt, "prompt");
       return this;
     }
 
     /** Defaults to 256. */
     public Builder maxOutputTokens(int maxOutputTokens) {
-      Checks.unset(maxOutputSet, "maxOutputTokens");
+      once("maxOutputTokens");
       this.maxOutputTokens = Checks.atLeast(maxOutputTokens, 1, "maxOutputTokens");
-      this.maxOutputSet = true;
       return this;
     }
 
     public Builder expectedOutputTokens(int expectedOutputTokens) {
-      Checks.unset(this.expectedOutputTokens != null, "expectedOutputTokens");
+      once("expectedOutputTokens");
       this.expectedOutputTokens = Checks.atLeast(expectedOutputTokens, 0, "expectedOutputTokens");
       return this;
     }
 
     /** The TTFT objective from the client's send time; absent means no deadline. */
     public Builder ttftBudget(Duration ttftBudget) {
-      Checks.unset(this.ttftBudget != null, "ttftBudget");
+      once("ttftBudget");
       Checks.nonNegative(ttftBudget, "ttftBudget");
       this.ttftBudget = ttftBudget;
       return this;
@@ -292,15 +289,14 @@ public final class Request {
 
     /** Time already spent upstream; defaults to zero. */
     public Builder upstreamElapsed(Duration upstreamElapsed) {
-      Checks.unset(upstreamSet, "upstreamElapsed");
+      once("upstreamElapsed");
       this.upstreamElapsed = Checks.nonNegative(upstreamElapsed, "upstreamElapsed");
-      this.upstreamSet = true;
       return this;
     }
 
     /** Arrival time on the router's {@link Ticker}; defaults to the time of routing. */
     public Builder arrivalNanos(long arrivalNanos) {
-      Checks.unset(this.arrivalNanos != null, "arrivalNanos");
+      once("arrivalNanos");
       this.arrivalNanos = arrivalNanos;
       return this;
     }

@@ -75,9 +75,14 @@ public final class RoutingDecision {
         retryAfter);
   }
 
-  /** This decision with {@code cost} in place of its own (the router fills in missing estimates). */
+  /**
+   * This decision with {@code cost} in place of its own (the router fills in missing estimates).
+   *
+   * @throws IllegalStateException if the decision is a rejection (rejections carry no cost)
+   */
   public RoutingDecision withCost(CostBreakdown cost) {
     Checks.notNull(cost, "cost");
+    requireRouted("withCost");
     return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, matchedTokens,
         reason, detail, retryAfter);
   }

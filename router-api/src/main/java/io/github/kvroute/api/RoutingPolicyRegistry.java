@@ -2,8 +2,8 @@ package io.github.kvroute.api;
 
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +37,11 @@ import java.util.regex.Pattern;
 public final class RoutingPolicyRegistry {
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]*");
   private static final System.Logger LOG = System.getLogger(RoutingPolicyRegistry.class.getName());
+  private static final int MAX_CONSECUTIVE_LOAD_FAILURES = 32;
   private static RoutingPolicyRegistry defaultRegistry;
 
-  private final Set<RoutingPolicyProvider> all = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Registered providers (identity) with the name validated when each was added, in order. */
+  private final Map<RoutingPolicyProvider, String> all = new LinkedHashMap<>();
   private final Set<String> loadErrors = new LinkedHashSet<>();
   private volatile Map<String, RoutingPolicyProvider> effective = Map.of();
 
@@ -80,20 +82,25 @@ public final class RoutingPolicyRegistry {
 
   private synchronized void loadFrom(ClassLoader loader) {
     Set<Class<?>> seen = new java.util.HashSet<>();
-    for (RoutingPolicyProvider p : all) {
+    for (RoutingPolicyProvider p : all.keySet()) {
       seen.add(p.getClass());
     }
     Iterator<RoutingPolicyProvider> it =
         ServiceLoader.load(RoutingPolicyProvider.class, loader).iterator();
-    while (true) {
+    // A broken class loader can make the iterator fail without advancing; stop after a run of
+    // failures rather than spin.
+    int consecutiveFailures = 0;
+    while (consecutiveFailures < MAX_CONSECUTIVE_LOAD_FAILURES) {
       RoutingPolicyProvider p;
       try {
         if (!it.hasNext()) {
           break;
         }
         p = it.next();
+        consecutiveFailures = 0;
       } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
         recordError("provider failed to load: " + e);
+        consecutiveFailures++;
         continue;
       }
       if (seen.add(p.getClass())) {
@@ -151,8 +158,15 @@ public final class RoutingPolicyRegistry {
     if (p == null) {
       return ConfigOrError.error("policy: " + name + " (expected: one of " + policyNames() + ")");
     }
+    for (Map.Entry<String, String> e : config.entrySet()) {
+      if (e.getKey() == null || e.getValue() == null) {
+        return ConfigOrError.error("config[" + e.getKey() + "]: null (expected: non-null keys and"
+            + " values)");
+      }
+    }
+    Map<String, String> copy = Map.copyOf(config);
     try {
-      ConfigOrError<RoutingPolicy> result = p.newPolicy(Map.copyOf(config), environment);
+      ConfigOrError<RoutingPolicy> result = p.newPolicy(copy, environment);
       if (result == null) {
         return ConfigOrError.error("policy " + name + ": provider returned null");
       }
@@ -175,19 +189,39 @@ public final class RoutingPolicyRegistry {
           + " (expected: lower-case letters, digits and hyphens, starting with a letter)");
       return;
     }
-    all.add(p);
+    int priority;
+    try {
+      priority = p.priority();
+    } catch (RuntimeException e) {
+      recordError(p.getClass().getName() + ": priority() threw " + e);
+      return;
+    }
+    if (priority < 0 || priority > 10) {
+      recordError(p.getClass().getName() + ": priority " + priority + " (expected: in [0, 10])");
+      return;
+    }
+    all.putIfAbsent(p, name);
   }
 
+  /**
+   * Recomputes the effective provider per name: highest priority, then class name, then registration
+   * order (the map iterates in insertion order and {@code merge} keeps the earlier on a tie).
+   */
   private void refresh() {
     Map<String, RoutingPolicyProvider> best = new TreeMap<>();
+    Map<RoutingPolicyProvider, Integer> priorities = new java.util.IdentityHashMap<>();
+    for (RoutingPolicyProvider p : all.keySet()) {
+      priorities.put(p, safePriority(p));
+    }
     Comparator<RoutingPolicyProvider> order =
-        Comparator.comparingInt(RoutingPolicyRegistry::safePriority).reversed()
+        Comparator.comparingInt((RoutingPolicyProvider p) -> priorities.get(p)).reversed()
             .thenComparing(p -> p.getClass().getName());
-    for (RoutingPolicyProvider p : all) {
+    for (Map.Entry<RoutingPolicyProvider, String> e : all.entrySet()) {
+      RoutingPolicyProvider p = e.getKey();
       if (!safeAvailable(p)) {
         continue;
       }
-      best.merge(p.policyName(), p, (a, b) -> order.compare(a, b) <= 0 ? a : b);
+      best.merge(e.getValue(), p, (a, b) -> order.compare(a, b) <= 0 ? a : b);
     }
     effective = Collections.unmodifiableMap(best);
   }
@@ -196,7 +230,7 @@ public final class RoutingPolicyRegistry {
     try {
       return p.priority();
     } catch (RuntimeException e) {
-      return Integer.MIN_VALUE;
+      return -1;
     }
   }
 

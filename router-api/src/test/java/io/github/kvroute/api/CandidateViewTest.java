@@ -41,14 +41,14 @@ class CandidateViewTest {
 
   @Test
   void everySetterIsReflected() {
-    CandidateView v = CandidateView.newBuilder().replicaId("r").epoch(2).role(ReplicaRole.DECODE)
+    CandidateView v = CandidateView.newBuilder().replicaId("replica-x").epoch(2).role(ReplicaRole.DECODE)
         .snapshotAgeMillis(150).telemetryStale(true).inFlight(3, 900).dispatchedSinceSnapshot(2)
         .estimatedQueueMillis(40).estimatedOutstandingTokens(1200).matched(4, 64)
         .prefill(15, 0.02).adapterLoadMillis(300).kvTransferMillis(12).kvUtilization(0.75)
         .freeKvTokens(4096).unseenArrivalsPerSecond(1.5).meanRequestCostMillis(210)
         .cacheHitReliability(0.5).build();
 
-    assertThat(v.replicaId()).isEqualTo("r");
+    assertThat(v.replicaId()).isEqualTo("replica-x");
     assertThat(v.epoch()).isEqualTo(2);
     assertThat(v.role()).isEqualTo(ReplicaRole.DECODE);
     assertThat(v.snapshotAgeMillis()).isEqualTo(150);
@@ -69,7 +69,7 @@ class CandidateViewTest {
     assertThat(v.unseenArrivalsPerSecond()).isEqualTo(1.5);
     assertThat(v.meanRequestCostMillis()).isEqualTo(210);
     assertThat(v.cacheHitReliability()).isEqualTo(0.5);
-    assertThat(v.toString()).contains("r");
+    assertThat(v.toString()).contains("replica-x");
   }
 
   @ParameterizedTest

@@ -59,7 +59,8 @@ class PolicyConfigTest {
         read("mode", "fuzzy", c -> c.oneOf("mode", "exact", MODES), "one of [approx, exact]"));
   }
 
-  private static Arguments read(String key, String value, Function<PolicyConfig, Object> read, String expected) {
+  private static Arguments read(
+      String key, String value, Function<PolicyConfig, Object> read, String expected) {
     return Arguments.of(key, value, read, expected);
   }
 

@@ -110,7 +110,8 @@ class RoutingDecisionTest {
         .withMessageContaining("decode: null");
     assertThatNullPointerException().isThrownBy(() -> RoutingDecision.rejected(null, "x", null))
         .withMessageContaining("reason: null");
-    assertThatNullPointerException().isThrownBy(() -> RoutingDecision.rejected(RejectReason.POLICY, null, null))
+    assertThatNullPointerException()
+        .isThrownBy(() -> RoutingDecision.rejected(RejectReason.POLICY, null, null))
         .withMessageContaining("detail: null");
   }
 
