@@ -35,6 +35,14 @@ public interface RoutingContext {
   /** The router's cost model for this request on {@code candidate}, term by term, in milliseconds. */
   CostBreakdown estimate(CandidateView candidate);
 
+  /**
+   * The total of {@link #estimate}: the same number, without building the breakdown (the router's
+   * implementation allocates nothing), for policies that rank many candidates.
+   */
+  default double estimateMillis(CandidateView candidate) {
+    return estimate(candidate).totalMillis();
+  }
+
   /** A rejection for an empty candidate list, with the standard wording. */
   default RoutingDecision noCandidates() {
     return RoutingDecision.rejected(RejectReason.NO_CANDIDATES,

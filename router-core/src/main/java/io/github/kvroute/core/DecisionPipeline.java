@@ -18,7 +18,6 @@ import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Scorer;
 import io.github.kvroute.api.Ticker;
 import java.util.List;
-import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
@@ -118,19 +117,33 @@ final class DecisionPipeline {
   }
 
   /** The router's standard estimate for {@code request} on {@code candidate}. */
-  CostBreakdown estimate(io.github.kvroute.api.Request request, CandidateView candidate) {
+  CostBreakdown estimate(Request request, CandidateView candidate) {
     CostBreakdown.Builder b = CostBreakdown.newBuilder();
     for (Scorer term : terms) {
-      double ms;
-      try {
-        ms = term.costMillis(request, candidate);
-      } catch (RuntimeException e) {
-        guard.failed("scorer " + term.name(), e);
-        ms = 0;
-      }
-      b.add(term.name(), Double.isFinite(ms) ? Math.max(0, ms) : 0);
+      b.add(term.name(), termMillis(term, request, candidate));
     }
     return b.build();
+  }
+
+  /** The total of {@link #estimate}, without allocating. */
+  double estimateMillis(Request request, CandidateView candidate) {
+    double total = 0;
+    for (int i = 0, n = terms.size(); i < n; i++) {
+      total += termMillis(terms.get(i), request, candidate);
+    }
+    return total;
+  }
+
+  /** A term's value, contained: a throwing or non-finite scorer counts 0. */
+  private double termMillis(Scorer term, Request request, CandidateView candidate) {
+    double ms;
+    try {
+      ms = term.costMillis(request, candidate);
+    } catch (RuntimeException e) {
+      guard.failed("scorer " + term.name(), e);
+      return 0;
+    }
+    return Double.isFinite(ms) ? Math.max(0, ms) : 0;
   }
 
   private boolean collect(Scratch s, ReplicaEntry[] members, Request request, long now, int words) {
@@ -201,11 +214,11 @@ final class DecisionPipeline {
     if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
       long used = snap.kvBlocksUsed().getAsLong() * snap.kvBlockSizeTokens().getAsInt()
           + r.sinceKvTokens;
-      v.freeKvTokens = OptionalLong.of(Math.max(0, capacity.getAsLong() - used));
-      v.kvUtilization = OptionalDouble.of(Math.min(1.0, (double) used / capacity.getAsLong()));
+      v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
+      v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
     } else {
-      v.freeKvTokens = OptionalLong.empty();
-      v.kvUtilization = OptionalDouble.empty();
+      v.freeKvTokens = -1;
+      v.kvUtilization = -1;
     }
     v.unseenArrivalsPerSecond = fleet.unseenRatePerSecond(entry, r.ownRatePerSecond);
     v.meanRequestCostMillis = meanWorkMillis();
@@ -289,16 +302,16 @@ final class DecisionPipeline {
       return s.noCandidates();
     }
     MutableView best = null;
-    CostBreakdown bestCost = null;
+    double bestMillis = Double.POSITIVE_INFINITY;
     for (int i = 0; i < s.mixed.size; i++) {
       MutableView v = s.mixed.items[i];
-      CostBreakdown c = estimate(s.request, v);
-      if (bestCost == null || c.totalMillis() < bestCost.totalMillis()) {
+      double c = estimateMillis(s.request, v);
+      if (best == null || c < bestMillis) {
         best = v;
-        bestCost = c;
+        bestMillis = c;
       }
     }
-    return RoutingDecision.routed(best, bestCost);
+    return RoutingDecision.routed(best, estimate(s.request, best));
   }
 
   private void record(Scratch s, RoutingDecision d, RequestRef ref, long now) {

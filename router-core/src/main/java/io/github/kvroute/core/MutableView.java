@@ -29,8 +29,9 @@ final class MutableView implements CandidateView {
   double prefillOverheadMillis;
   double adapterLoadMillis;
   double kvTransferMillis;
-  OptionalDouble kvUtilization = OptionalDouble.empty();
-  OptionalLong freeKvTokens = OptionalLong.empty();
+  /** Negative when unknown; {@code Optional}s are built only when a policy asks. */
+  double kvUtilization = -1;
+  long freeKvTokens = -1;
   double unseenArrivalsPerSecond;
   double meanRequestCostMillis;
   double cacheHitReliability;
@@ -123,12 +124,12 @@ final class MutableView implements CandidateView {
 
   @Override
   public OptionalDouble kvUtilization() {
-    return kvUtilization;
+    return kvUtilization < 0 ? OptionalDouble.empty() : OptionalDouble.of(kvUtilization);
   }
 
   @Override
   public OptionalLong freeKvTokens() {
-    return freeKvTokens;
+    return freeKvTokens < 0 ? OptionalLong.empty() : OptionalLong.of(freeKvTokens);
   }
 
   @Override

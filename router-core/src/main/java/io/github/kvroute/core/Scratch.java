@@ -106,6 +106,11 @@ final class Scratch implements RoutingContext {
     return pipeline.estimate(request, candidate);
   }
 
+  @Override
+  public double estimateMillis(CandidateView candidate) {
+    return pipeline.estimateMillis(request, candidate);
+  }
+
   /** A read-only list over pooled views. */
   static final class ViewList extends AbstractList<CandidateView> implements RandomAccess {
     MutableView[] items = new MutableView[0];

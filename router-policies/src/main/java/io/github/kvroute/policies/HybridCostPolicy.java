@@ -66,27 +66,28 @@ final class HybridCostPolicy implements RoutingPolicy {
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
     CandidateView best = null;
-    CostBreakdown bestCost = null;
+    double bestMillis = Double.POSITIVE_INFINITY;
     int ties = 0;
     for (CandidateView c : candidates) {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      CostBreakdown cost = weighted(context.estimate(c));
-      if (bestCost == null || cost.totalMillis() < bestCost.totalMillis() - TIE_MILLIS) {
+      double ms = weights.isEmpty() ? context.estimateMillis(c)
+          : weighted(context.estimate(c)).totalMillis();
+      if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
-        bestCost = cost;
+        bestMillis = ms;
         ties = 1;
-      } else if (Math.abs(cost.totalMillis() - bestCost.totalMillis()) <= TIE_MILLIS) {
+      } else if (Math.abs(ms - bestMillis) <= TIE_MILLIS) {
         // reservoir sampling over the tied candidates: each is kept with probability 1/ties
         ties++;
         if (context.random().nextInt(ties) == 0) {
           best = c;
-          bestCost = cost;
+          bestMillis = ms;
         }
       }
     }
-    return RoutingDecision.routed(best, bestCost);
+    return RoutingDecision.routed(best, weighted(context.estimate(best)));
   }
 
   private RoutingDecision routePair(RoutingContext context) {
