@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** {@code kvroute-sim}: the command-line entry point of the examples. */
 @Command(name = "kvroute-sim", mixinStandardHelpOptions = true, version = "kvroute-sim 0.1.0",
     description = "Compare routing policies for LLM fleets.",
-    subcommands = {KvrouteSim.DemoCommand.class})
+    subcommands = {PoliciesCommand.class, KvrouteSim.DemoCommand.class})
 public final class KvrouteSim implements Callable<Integer> {
 
   public static void main(String[] args) {
