@@ -23,7 +23,7 @@ class Seed000PlacementTest {
   private static final String MODEL = "llama-3-70b";
 
   @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource({"cache-only, R0", "hybrid-cost, R2"})
+  @CsvSource({"cache-only, R0", "hybrid-cost, R2", "kv-overlap, R0"})
   void placement(String policy, String expected) {
     ManualTicker ticker = new ManualTicker();
     CostModel model = CostModel.newBuilder().prefillOverheadMillis(0).prefillMillisPerToken(0.06)
