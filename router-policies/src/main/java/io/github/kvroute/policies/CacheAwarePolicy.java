@@ -42,8 +42,8 @@ import java.util.List;
  * {@link CandidateView#inFlightRequests()}, SMG's {@code worker.load()} (the gateway's own count).
  *
  * <p>Tie-breaks: {@code argmin L} is Rust's {@code min_by_key(load)} in the code read, i.e. the first
- * minimum, key (load, index); SMG PR #1714 inserts the worker's processed-request count between the two
- * for PD prefill selection, which this policy (whole-request routing) does not track. SMG computes
+ * minimum, key (load, index); SMG PR #1714 (the PD fix for "every request to the first prefill
+ * worker") puts the worker's processed-request count between the two, which the views do not carry. SMG computes
  * min and max L over all registered workers of the model; here over the eligible candidates.
  *
  * <p>Thread-safety: immutable.

@@ -27,8 +27,8 @@ import java.util.OptionalDouble;
  *       {@code WaitingQueueSize}; 1.0 for all when every queue is equal;
  *   <li>KV ({@code scorer/kvcache_utilization.go}): {@code 1 - KVCacheUsagePercent}.
  * </ul>
- * The max-score picker shuffles the endpoints and keeps the first maximum, i.e. a uniformly random
- * choice among the tied; here by reservoir sampling with {@link RoutingContext#random()}.
+ * The {@code max-score-picker} breaks ties at random; here uniformly among the tied, by reservoir
+ * sampling with {@link RoutingContext#random()}.
  *
  * <p>Signals: {@code matchBlocks} is {@link CandidateView#matchedBlocks()} from the router's prefix
  * index, in the router's token blocks (llm-d's approximate producer hashes 64-character blocks, about
