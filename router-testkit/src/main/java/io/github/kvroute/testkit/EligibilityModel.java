@@ -43,14 +43,19 @@ final class EligibilityModel {
     return why(r, d.replicaId(), d.epoch(), ReplicaRole.MIXED);
   }
 
-  /** Whether any replica could serve {@code r} whole. */
-  boolean anyEligible(Request r) {
+  /**
+   * Whether some placement exists for {@code r}: a replica that serves it whole, or a prefill replica
+   * and a decode replica (a policy may route the pair). Without one, a rejection must be
+   * {@code NO_CANDIDATES}.
+   */
+  boolean anyPlacement(Request r) {
+    boolean prefill = false;
+    boolean decode = false;
     for (ReplicaSnapshot s : current.values()) {
-      if (why(r, s.replicaId(), s.epoch(), ReplicaRole.MIXED) == null) {
-        return true;
-      }
+      prefill |= why(r, s.replicaId(), s.epoch(), ReplicaRole.PREFILL) == null;
+      decode |= why(r, s.replicaId(), s.epoch(), ReplicaRole.DECODE) == null;
     }
-    return false;
+    return prefill && decode;
   }
 
   private String why(Request r, String id, long epoch, ReplicaRole role) {

@@ -113,7 +113,7 @@ public abstract class RoutingPolicyContract {
           assertNull(model.violation(request, decision),
               () -> policyName() + " routed " + request.id() + " ineligibly: "
                   + model.violation(request, decision));
-          if (!decision.isRouted() && !model.anyEligible(request)) {
+          if (!decision.isRouted() && !model.anyPlacement(request)) {
             assertEquals(RejectReason.NO_CANDIDATES, decision.reason(), decision::toString);
           }
         }
