@@ -1,0 +1,16 @@
+package io.github.kvroute.testkit;
+
+import java.util.Map;
+
+/** The shipped contract over {@code hybrid-cost} with {@code stale=exclude}. */
+class HybridCostExcludeStaleContractTest extends RoutingPolicyContract {
+  @Override
+  protected String policyName() {
+    return "hybrid-cost";
+  }
+
+  @Override
+  protected Map<String, String> policyConfig() {
+    return Map.of("stale", "exclude");
+  }
+}

@@ -1,0 +1,9 @@
+package io.github.kvroute.testkit;
+
+/** The shipped contract over {@code least-request} with its defaults. */
+class LeastRequestContractTest extends RoutingPolicyContract {
+  @Override
+  protected String policyName() {
+    return "least-request";
+  }
+}

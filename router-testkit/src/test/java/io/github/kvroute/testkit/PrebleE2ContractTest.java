@@ -1,0 +1,9 @@
+package io.github.kvroute.testkit;
+
+/** The shipped contract over {@code preble-e2} with its defaults. */
+class PrebleE2ContractTest extends RoutingPolicyContract {
+  @Override
+  protected String policyName() {
+    return "preble-e2";
+  }
+}

@@ -1,0 +1,9 @@
+package io.github.kvroute.testkit;
+
+/** The shipped contract over {@code prefix-affinity} with its defaults. */
+class PrefixAffinityContractTest extends RoutingPolicyContract {
+  @Override
+  protected String policyName() {
+    return "prefix-affinity";
+  }
+}
