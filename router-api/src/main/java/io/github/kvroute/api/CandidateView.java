@@ -40,6 +40,9 @@ public interface CandidateView {
   /** Prompt plus planned output tokens over {@link #inFlightRequests()}. */
   long inFlightTokens();
 
+  /** Prompt tokens alone over {@link #inFlightRequests()}. */
+  long inFlightPromptTokens();
+
   /** Requests this router sent after the report was observed (not yet reflected in it). */
   int dispatchedSinceSnapshot();
 
@@ -107,6 +110,7 @@ public interface CandidateView {
     boolean telemetryStale;
     int inFlightRequests;
     long inFlightTokens;
+    long inFlightPromptTokens;
     int dispatchedSinceSnapshot;
     double estimatedQueueMillis;
     long estimatedOutstandingTokens;
@@ -154,9 +158,19 @@ public interface CandidateView {
       return this;
     }
 
+    /** In-flight requests and their prompt plus planned output tokens (all counted as prompt). */
     public Builder inFlight(int requests, long tokens) {
+      return inFlight(requests, tokens, tokens);
+    }
+
+    /** In-flight requests, their prompt plus planned output tokens, and their prompt tokens. */
+    public Builder inFlight(int requests, long tokens, long promptTokens) {
       inFlightRequests = Checks.atLeast(requests, 0, "inFlightRequests");
       inFlightTokens = Checks.atLeast(tokens, 0L, "inFlightTokens");
+      Checks.atLeast(promptTokens, 0L, "inFlightPromptTokens");
+      Checks.state(promptTokens <= tokens, "inFlightPromptTokens", promptTokens,
+          "<= inFlightTokens = " + tokens);
+      inFlightPromptTokens = promptTokens;
       return this;
     }
 

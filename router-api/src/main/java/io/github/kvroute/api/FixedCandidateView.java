@@ -13,6 +13,7 @@ final class FixedCandidateView implements CandidateView {
   private final boolean telemetryStale;
   private final int inFlightRequests;
   private final long inFlightTokens;
+  private final long inFlightPromptTokens;
   private final int dispatchedSinceSnapshot;
   private final double estimatedQueueMillis;
   private final long estimatedOutstandingTokens;
@@ -37,6 +38,7 @@ final class FixedCandidateView implements CandidateView {
     telemetryStale = b.telemetryStale;
     inFlightRequests = b.inFlightRequests;
     inFlightTokens = b.inFlightTokens;
+    inFlightPromptTokens = b.inFlightPromptTokens;
     dispatchedSinceSnapshot = b.dispatchedSinceSnapshot;
     estimatedQueueMillis = b.estimatedQueueMillis;
     estimatedOutstandingTokens = b.estimatedOutstandingTokens;
@@ -61,6 +63,7 @@ final class FixedCandidateView implements CandidateView {
   @Override public boolean telemetryStale() { return telemetryStale; }
   @Override public int inFlightRequests() { return inFlightRequests; }
   @Override public long inFlightTokens() { return inFlightTokens; }
+  @Override public long inFlightPromptTokens() { return inFlightPromptTokens; }
   @Override public int dispatchedSinceSnapshot() { return dispatchedSinceSnapshot; }
   @Override public double estimatedQueueMillis() { return estimatedQueueMillis; }
   @Override public long estimatedOutstandingTokens() { return estimatedOutstandingTokens; }

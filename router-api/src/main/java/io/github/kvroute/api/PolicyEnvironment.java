@@ -10,19 +10,33 @@ package io.github.kvroute.api;
 public final class PolicyEnvironment {
   private final Ticker ticker;
   private final RandomSource random;
+  private final RoutingPolicyRegistry registry;
 
-  private PolicyEnvironment(Ticker ticker, RandomSource random) {
+  private PolicyEnvironment(Ticker ticker, RandomSource random, RoutingPolicyRegistry registry) {
     this.ticker = Checks.notNull(ticker, "ticker");
     this.random = Checks.notNull(random, "random");
+    this.registry = registry;
   }
 
+  /** An environment whose registry is {@link RoutingPolicyRegistry#defaultRegistry()}. */
   public static PolicyEnvironment of(Ticker ticker, RandomSource random) {
-    return new PolicyEnvironment(ticker, random);
+    return new PolicyEnvironment(ticker, random, null);
+  }
+
+  /** An environment resolving policy names (for policies that wrap others) in {@code registry}. */
+  public static PolicyEnvironment of(
+      Ticker ticker, RandomSource random, RoutingPolicyRegistry registry) {
+    return new PolicyEnvironment(ticker, random, Checks.notNull(registry, "registry"));
   }
 
   /** The system clock and thread-local randomness. */
   public static PolicyEnvironment system() {
-    return new PolicyEnvironment(Ticker.system(), RandomSource.threadLocal());
+    return new PolicyEnvironment(Ticker.system(), RandomSource.threadLocal(), null);
+  }
+
+  /** Where a policy that wraps others resolves their names: the router's registry. */
+  public RoutingPolicyRegistry registry() {
+    return registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();
   }
 
   public Ticker ticker() {

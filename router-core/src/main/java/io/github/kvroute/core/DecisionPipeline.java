@@ -192,6 +192,7 @@ final class DecisionPipeline {
     v.telemetryStale = v.snapshotAgeMillis > costModel.staleAfterMillis();
     v.inFlightRequests = r.inFlightRequests;
     v.inFlightTokens = r.inFlightTokens;
+    v.inFlightPromptTokens = r.inFlightPromptTokens;
     v.dispatchedSinceSnapshot = r.sinceCount;
     v.estimatedQueueMillis = r.queueMillis;
     boolean reportsWork =

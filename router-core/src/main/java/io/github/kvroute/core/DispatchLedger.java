@@ -19,6 +19,7 @@ package io.github.kvroute.core;
 final class DispatchLedger {
   private int inFlightRequests;
   private long inFlightTokens;
+  private long inFlightPromptTokens;
   private Lease head;
   private Lease tail;
   private int sinceCount;
@@ -35,6 +36,7 @@ final class DispatchLedger {
   static final class Reading {
     int inFlightRequests;
     long inFlightTokens;
+    long inFlightPromptTokens;
     int sinceCount;
     long sinceOutstandingTokens;
     long sinceKvTokens;
@@ -45,6 +47,7 @@ final class DispatchLedger {
   synchronized void read(long nowNanos, Reading out) {
     out.inFlightRequests = inFlightRequests;
     out.inFlightTokens = inFlightTokens;
+    out.inFlightPromptTokens = inFlightPromptTokens;
     out.sinceCount = sinceCount;
     out.sinceOutstandingTokens = sinceOutstandingTokens;
     out.sinceKvTokens = sinceKvTokens;
@@ -55,6 +58,7 @@ final class DispatchLedger {
   synchronized void dispatch(Lease lease) {
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
+    inFlightPromptTokens += lease.promptTokens;
     lease.ledger = this;
     lease.sinceSnapshot = true;
     lease.prev = tail;
@@ -79,11 +83,13 @@ final class DispatchLedger {
   synchronized void holdDecode(Lease lease) {
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
+    inFlightPromptTokens += lease.promptTokens;
   }
 
   synchronized void releaseDecode(Lease lease) {
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
+    inFlightPromptTokens -= lease.promptTokens;
   }
 
   /** Takes a finished (or abandoned) attempt off the books; idempotent. */
@@ -94,6 +100,7 @@ final class DispatchLedger {
     lease.ledger = null;
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
+    inFlightPromptTokens -= lease.promptTokens;
     if (lease.sinceSnapshot) {
       unlink(lease);
       replay();

@@ -20,6 +20,7 @@ final class MutableView implements CandidateView {
   boolean telemetryStale;
   int inFlightRequests;
   long inFlightTokens;
+  long inFlightPromptTokens;
   int dispatchedSinceSnapshot;
   double estimatedQueueMillis;
   long estimatedOutstandingTokens;
@@ -75,6 +76,11 @@ final class MutableView implements CandidateView {
   @Override
   public long inFlightTokens() {
     return inFlightTokens;
+  }
+
+  @Override
+  public long inFlightPromptTokens() {
+    return inFlightPromptTokens;
   }
 
   @Override

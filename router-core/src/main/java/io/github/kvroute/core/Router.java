@@ -404,7 +404,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
       if (resolved == null) {
         RoutingPolicyRegistry r = registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();
         ConfigOrError<RoutingPolicy> created =
-            r.newPolicy(policyName, policyConfig, PolicyEnvironment.of(ticker, random));
+            r.newPolicy(policyName, policyConfig, PolicyEnvironment.of(ticker, random, r));
         checkArgument(created.isOk(), "%s", created.error());
         resolved = created.value();
       }

@@ -14,8 +14,8 @@ import java.util.TreeSet;
 /**
  * Provides {@code adapter-affinity}, a filter in front of another registered policy.
  *
- * <p>Options: {@code delegate} (a policy name registered in
- * {@link RoutingPolicyRegistry#defaultRegistry()}, other than {@code adapter-affinity}; default
+ * <p>Options: {@code delegate} (a policy name in the router's registry,
+ * {@link PolicyEnvironment#registry()}, other than {@code adapter-affinity}; default
  * {@code least-request}); every option {@code delegate.KEY} is passed to the delegate as {@code KEY},
  * for example {@code delegate=cache-aware, delegate.cache_threshold=0.5}.
  */
@@ -45,7 +45,7 @@ public final class AdapterAffinityPolicyProvider extends RoutingPolicyProvider {
       }
     });
     PolicyConfig c = PolicyConfig.of(own);
-    RoutingPolicyRegistry registry = RoutingPolicyRegistry.defaultRegistry();
+    RoutingPolicyRegistry registry = environment.registry();
     Set<String> allowed = new TreeSet<>(registry.policyNames());
     allowed.remove(AdapterAffinityPolicy.NAME);
     String name = c.oneOf("delegate", LeastRequestPolicy.NAME, allowed);

@@ -34,11 +34,11 @@ import java.util.List;
  *       is floored at 0.
  *   <li>Dynamo's router tracks each worker's active blocks itself ({@code router_track_active_blocks},
  *       default true): the blocks of the sequences it routed there that have not finished. Here that is
- *       {@link CandidateView#inFlightTokens()} / block size: this router's own in-flight requests,
- *       freed on outcome, always fresh. Unlike Dynamo it counts each request's planned output tokens
- *       (Dynamo tracks output blocks only with {@code router_track_output_blocks}, default false) and
- *       cannot deduplicate blocks shared by in-flight requests (the view has no per-replica set of
- *       active block hashes).
+ *       {@link CandidateView#inFlightPromptTokens()} / block size: the prompts of this router's own
+ *       in-flight requests, freed on outcome, always fresh (output blocks are not counted, as with
+ *       Dynamo's default {@code router_track_output_blocks} false). Unlike Dynamo it cannot
+ *       deduplicate blocks shared by in-flight requests (the view has no per-replica set of active
+ *       block hashes).
  *   <li>The request's own new blocks on {@code i}: its blocks not already matched there, i.e.
  *       {@code prefill_blocks_i} ({@code router_assume_kv_reuse}, default true, counts shared blocks
  *       once). This reproduces the docs' example: W1 has 2 active, W2 0, W3 7.
@@ -81,7 +81,7 @@ final class KvOverlapPolicy implements RoutingPolicy {
   /** Dynamo's logit for {@code c}, in blocks. */
   double cost(CandidateView c, int promptTokens, double blockSize) {
     double prefillBlocks = Math.max(0, promptTokens - c.matchedTokens()) / blockSize;
-    double decodeBlocks = c.inFlightTokens() / blockSize + prefillBlocks;
+    double decodeBlocks = c.inFlightPromptTokens() / blockSize + prefillBlocks;
     return overlapScoreWeight * prefillBlocks + decodeBlocks;
   }
 
