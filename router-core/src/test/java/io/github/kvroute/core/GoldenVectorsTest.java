@@ -212,6 +212,17 @@ class GoldenVectorsTest {
     assertThat(router.stats().inFlight()).isZero();
   }
 
+  // -------------------------------------------------------------------------------- KV transfer
+
+  @Test
+  void kvTransfer_a6000TokenMoveAt320KibPerTokenTakesAbout95Ms() {
+    CostModel defaults = CostModel.defaults();
+
+    assertThat(defaults.kvBytesPerToken()).isEqualTo(320L * 1024);
+    assertThat(defaults.kvTransferMillis(6_000)).isCloseTo(95.0, EXACT);
+    assertThat(defaults.kvTransferMillis(3_000)).isCloseTo(47.5, EXACT);
+  }
+
   // ---------------------------------------------------------------------------------- seed 004
 
   /** A holds 3,600 of 4,000 tokens: 20 ms of prefill after its queue; B computes all: 200 ms. */
