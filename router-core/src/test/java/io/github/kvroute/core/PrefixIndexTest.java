@@ -59,6 +59,21 @@ class PrefixIndexTest {
     assertThat(h.match(ABCD, s[3][0], s[64][0], s[69][0])).containsExactly(1, 0, 3);
   }
 
+  @Test
+  void aBlockCreatedBeforeTheMaskGrewTakesHoldersBeyondTheFirstWord() {
+    int[] first = ix.allocateSlot();
+    ix.kvStored(first[0], first[1], keys(ABCD, 0, 1));
+    int[][] more = h.allocate(69);
+    int[] last = more[68];
+    assertThat(last[0]).isGreaterThanOrEqualTo(64);
+
+    ix.kvStored(last[0], last[1], keys(ABCD, 0, 1, 2));
+
+    assertThat(h.match(ABCD, first[0], last[0])).containsExactly(2, 3);
+    assertThat(ix.blockCount()).isEqualTo(3);
+    assertThat(ix.entryCount()).isEqualTo(5);
+  }
+
   // ------------------------------------------------------------------- approximate mode
 
   @Test
