@@ -212,7 +212,8 @@ class DispatchLedgerTest {
       "-1, -1,    -1, NaN",
   })
   void theQueueAReportShows(double delay, int waiting, long tokens, double expected) {
-    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).build();
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).ticker(new ManualTicker())
+        .build();
     ReplicaSnapshot.Builder b = ready("r0");
     if (delay >= 0) {
       b.estimatedQueueDelayMillis(delay);
@@ -237,7 +238,8 @@ class DispatchLedgerTest {
 
   @Test
   void waitingRequestsAloneArePricedAtTheMeanWork() {
-    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).build();
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).ticker(new ManualTicker())
+        .build();
     ReplicaSnapshot s = ready("r0").waitingRequests(4).build();
     router.onSnapshot(s);
     router.route(request("a", prompt(1_000, 1)).build());

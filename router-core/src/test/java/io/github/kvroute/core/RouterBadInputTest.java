@@ -295,7 +295,7 @@ class RouterBadInputTest {
 
   @Test
   void indexBudgetAtTheMinimumIsAccepted() {
-    Router r = builder().indexBudgetBytes(PrefixIndex.MIN_BUDGET_BYTES).build();
+    Router r = builder().indexBudgetBytes(PrefixIndex.MIN_BUDGET_BYTES).ticker(ticker).build();
 
     assertThat(r.stats().indexBudgetBytes()).isEqualTo(64 * 1024);
   }
