@@ -1,0 +1,136 @@
+package io.github.kvroute.core;
+
+import static io.github.kvroute.core.TestData.prompt;
+import static io.github.kvroute.core.TestData.queued;
+import static io.github.kvroute.core.TestData.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.Priority;
+import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.RejectReason;
+import io.github.kvroute.api.RoutingDecision;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The standard admission controller: deadline veto with retry-after, and priority backpressure. */
+class AdmissionTest {
+  /** 1,000 tokens at the default 20 ms + 0.035 ms/token: 55 ms of prefill. */
+  private static final PromptKey P = prompt(1_000, 1);
+
+  private final ManualTicker ticker = new ManualTicker();
+
+  private Router router(AdmissionController admission, double... queues) {
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).admission(admission)
+        .ticker(ticker).build();
+    for (int i = 0; i < queues.length; i++) {
+      router.onSnapshot(queued("r" + i, queues[i]));
+    }
+    return router;
+  }
+
+  @ParameterizedTest(name = "{0} ms since arrival -> admitted {1}")
+  @CsvSource({"0, true", "195, true", "196, false"})
+  void timeSinceArrivalAtTheRouterCountsAgainstTheBudget(long sinceArrival, boolean admitted) {
+    Router router = router(Admission.standard(), 0);
+    ticker.advanceMillis(1_000);
+    long arrival = ticker.read() - sinceArrival * 1_000_000;
+
+    RoutingDecision d = router.route(request("q-1", P).ttftBudget(Duration.ofMillis(300))
+        .upstreamElapsed(Duration.ofMillis(50)).arrivalNanos(arrival).build());
+
+    // 300 - 50 - sinceArrival must cover 55 ms
+    assertThat(d.isRouted()).isEqualTo(admitted);
+  }
+
+  @Test
+  void aDeadlineAlreadyPassedIsRejectedWithoutARetryAfter() {
+    Router router = router(Admission.standard(), 0, 100);
+
+    RoutingDecision d = router.route(request("q-1", P).ttftBudget(Duration.ofMillis(600))
+        .upstreamElapsed(Duration.ofMillis(700)).build());
+
+    assertThat(d.reason()).isEqualTo(RejectReason.DEADLINE);
+    assertThat(d.retryAfter()).as("waiting cannot help").isEmpty();
+  }
+
+  @Test
+  void aBudgetTooSmallEvenForAnIdleReplicaHasNoRetryAfter() {
+    Router router = router(Admission.standard(), 0, 300);
+
+    RoutingDecision d = router.route(request("q-1", P).ttftBudget(Duration.ofMillis(50)).build());
+
+    assertThat(d.reason()).isEqualTo(RejectReason.DEADLINE);
+    assertThat(d.retryAfter()).isEmpty();
+  }
+
+  @Test
+  void retryAfterIsAtLeastTheMinimum() {
+    Router router = router(Admission.newBuilder().minRetryAfter(Duration.ofMillis(50)).build(),
+        30);
+
+    // 30 + 55 = 85 ms against 80: 5 ms of the queue to drain, raised to the 50 ms minimum
+    RoutingDecision d = router.route(request("q-1", P).ttftBudget(Duration.ofMillis(80)).build());
+
+    assertThat(d.reason()).isEqualTo(RejectReason.DEADLINE);
+    assertThat(d.retryAfter()).contains(Duration.ofMillis(50));
+  }
+
+  @Test
+  void requestsWithoutABudgetAreNeverRejectedForTheDeadline() {
+    Router router = router(Admission.standard(), 60_000);
+
+    assertThat(router.route(request("q-1", P).build()).isRouted()).isTrue();
+  }
+
+  @Test
+  void deadlineVetoCanBeTurnedOff() {
+    Router router = router(Admission.newBuilder().deadline(false).build(), 5_000);
+
+    assertThat(router.route(request("q-1", P).ttftBudget(Duration.ofMillis(10)).build())
+        .isRouted()).isTrue();
+  }
+
+  @ParameterizedTest(name = "{0} with the best queue at {1} ms -> overloaded {2}")
+  @CsvSource({"BATCH, 1500, true", "BATCH, 900, false", "STANDARD, 1500, false",
+      "INTERACTIVE, 60000, false"})
+  void batchWorkIsShedFirstWhenEvenTheBestQueueIsLong(
+      Priority priority, double bestQueue, boolean overloaded) {
+    Router router = router(Admission.standard(), bestQueue, bestQueue + 500);
+
+    RoutingDecision d = router.route(request("q-1", P).priority(priority).build());
+
+    assertThat(d.isRouted()).isEqualTo(!overloaded);
+    if (overloaded) {
+      assertThat(d.reason()).isEqualTo(RejectReason.OVERLOADED);
+      assertThat(d.retryAfter()).contains(Duration.ofMillis((long) bestQueue - 1_000));
+      assertThat(d.detail()).contains("BATCH");
+    }
+  }
+
+  @Test
+  void queueLimitsAreConfigurablePerPriority() {
+    AdmissionController admission = Admission.newBuilder()
+        .queueLimit(Priority.INTERACTIVE, Duration.ofMillis(200))
+        .queueLimit(Priority.BATCH, null).build();
+    Router router = router(admission, 300);
+
+    assertThat(router.route(request("q-1", P).priority(Priority.INTERACTIVE).build()).reason())
+        .isEqualTo(RejectReason.OVERLOADED);
+    assertThat(router.route(request("q-2", P).priority(Priority.BATCH).build()).isRouted())
+        .as("limit removed").isTrue();
+  }
+
+  @Test
+  void optionsSetTwiceThrow() {
+    assertThatIllegalStateException().isThrownBy(
+        () -> Admission.newBuilder().deadline(true).deadline(false))
+        .withMessage("deadline: already set (expected: each builder option set once)");
+    assertThatIllegalStateException().isThrownBy(() -> Admission.newBuilder()
+        .queueLimit(Priority.BATCH, null).queueLimit(Priority.BATCH, Duration.ZERO))
+        .withMessageStartingWith("queueLimit BATCH: already set");
+  }
+}

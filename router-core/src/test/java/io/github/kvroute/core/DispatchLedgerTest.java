@@ -1,0 +1,252 @@
+package io.github.kvroute.core;
+
+import static io.github.kvroute.core.TestData.prompt;
+import static io.github.kvroute.core.TestData.ready;
+import static io.github.kvroute.core.TestData.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.RequestRef;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * This router's books for one replica: a report observed at T with queue Q, the sends after T replayed
+ * as {@code q <- max(0, q - gap) + work}, drained to now.
+ */
+class DispatchLedgerTest {
+  private static final long MS = 1_000_000L;
+  private static final Offset<Double> EXACT = within(1e-9);
+
+  private final DispatchLedger ledger = new DispatchLedger();
+  private int leases;
+
+  private Lease send(long atMillis, double workMillis) {
+    Lease l = new Lease(new RequestRef("q-" + ++leases, 1), null, 0, null, atMillis * MS, 1_000,
+        100, 0, workMillis, workMillis);
+    ledger.dispatch(l);
+    return l;
+  }
+
+  private DispatchLedger.Reading read(long nowMillis) {
+    DispatchLedger.Reading r = new DispatchLedger.Reading();
+    ledger.read(nowMillis * MS, r);
+    return r;
+  }
+
+  @Test
+  void sendsAfterTheReportAreReplayedOntoItsQueueAndDrainedToNow() {
+    ledger.onReport(0, 100);
+    send(10, 50);
+    send(30, 20);
+
+    // 100 at 0 -> 90 + 50 = 140 at 10 ms -> 120 + 20 = 140 at 30 ms -> drains 1 ms per ms
+    assertThat(read(30).queueMillis).isCloseTo(140, EXACT);
+    assertThat(read(100).queueMillis).isCloseTo(140 - 70, EXACT);
+    assertThat(read(300).queueMillis).isZero();
+    DispatchLedger.Reading r = read(100);
+    assertThat(r.sinceCount).isEqualTo(2);
+    assertThat(r.inFlightRequests).isEqualTo(2);
+    assertThat(r.inFlightTokens).isEqualTo(2 * (1_000 + 100));
+    assertThat(r.sinceOutstandingTokens).isEqualTo(2 * (1_000 + 100));
+  }
+
+  @Test
+  void anIdleGapEmptiesTheQueueBeforeTheNextSend() {
+    ledger.onReport(0, 10);
+    send(50, 30);
+
+    assertThat(read(50).queueMillis).isCloseTo(30, EXACT);
+  }
+
+  @Test
+  void aNewReportDropsTheSendsItAlreadyReflects_andReplaysTheRest() {
+    ledger.onReport(0, 100);
+    send(10, 50);
+    send(30, 20);
+
+    ledger.onReport(20 * MS, 80);
+
+    // the send at 10 ms is in the report; the one at 30 ms is not: 80 -> 70 + 20 = 90 at 30 ms
+    DispatchLedger.Reading r = read(100);
+    assertThat(r.queueMillis).isCloseTo(90 - 70, EXACT);
+    assertThat(r.sinceCount).isEqualTo(1);
+    assertThat(r.sinceOutstandingTokens).isEqualTo(1_100);
+    assertThat(r.inFlightRequests).as("still in flight, just reflected").isEqualTo(2);
+  }
+
+  @Test
+  void aReportWithoutQueueFieldsKeepsEverything() {
+    ledger.onReport(0, 100);
+    send(10, 50);
+    send(30, 20);
+    double before = read(100).queueMillis;
+
+    ledger.onReport(50 * MS, Double.NaN);
+
+    DispatchLedger.Reading r = read(100);
+    assertThat(r.sinceCount).isEqualTo(2);
+    assertThat(r.queueMillis).isEqualTo(before);
+  }
+
+  @Test
+  void releasingASendReplaysTheQueueWithoutIt() {
+    ledger.onReport(0, 100);
+    Lease first = send(10, 50);
+    send(30, 20);
+
+    ledger.release(first);
+
+    // 100 at 0 -> 70 + 20 = 90 at 30 ms
+    DispatchLedger.Reading r = read(30);
+    assertThat(r.queueMillis).isCloseTo(90, EXACT);
+    assertThat(r.sinceCount).isEqualTo(1);
+    assertThat(r.inFlightRequests).isEqualTo(1);
+    assertThat(r.inFlightTokens).isEqualTo(1_100);
+  }
+
+  @Test
+  void releaseIsIdempotent_andAReflectedSendOnlyLeavesTheInFlightBooks() {
+    ledger.onReport(0, 0);
+    Lease l = send(10, 50);
+    ledger.onReport(20 * MS, 45);
+
+    ledger.release(l);
+    ledger.release(l);
+
+    DispatchLedger.Reading r = read(20);
+    assertThat(r.inFlightRequests).isZero();
+    assertThat(r.inFlightTokens).isZero();
+    assertThat(r.queueMillis).as("the report's queue, untouched").isCloseTo(45, EXACT);
+  }
+
+  @Test
+  void resetForgetsTheReplayButInFlightIsReleasedByTheCaller() {
+    ledger.onReport(0, 100);
+    Lease l = send(10, 50);
+
+    ledger.reset();
+
+    assertThat(read(10).queueMillis).isZero();
+    assertThat(read(10).sinceCount).isZero();
+    assertThat(ledger.inFlightRequests()).isEqualTo(1);
+    ledger.release(l);
+    assertThat(ledger.inFlightRequests()).isZero();
+    assertThat(ledger.dispatchedTotal()).isEqualTo(1);
+  }
+
+  @Test
+  void decodeHoldsCountInFlightButAddNoQueue() {
+    ledger.onReport(0, 0);
+    Lease l = new Lease(new RequestRef("pd", 1), null, 0, null, 0, 500, 50, 0, 0, 40);
+
+    ledger.holdDecode(l);
+
+    assertThat(read(0).inFlightRequests).isEqualTo(1);
+    assertThat(read(0).queueMillis).isZero();
+    ledger.releaseDecode(l);
+    assertThat(read(0).inFlightRequests).isZero();
+  }
+
+  // ------------------------------------------------------------------- through the router
+
+  @Test
+  void theRoutersViewsCarryTheReplayedQueue() {
+    ManualTicker ticker = new ManualTicker();
+    RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    router.onSnapshot(ready("r0").observedAtNanos(0).estimatedQueueDelayMillis(100).build());
+    double work = 20 + 0.035 * 1_000;
+
+    ticker.advanceMillis(10);
+    router.route(request("a", prompt(1_000, 1)).build());
+    ticker.advanceMillis(20);
+    router.route(request("b", prompt(1_000, 2)).build());
+    CandidateView seenByB = policy.views.get("r0");
+
+    assertThat(seenByB.dispatchedSinceSnapshot()).isEqualTo(1);
+    assertThat(seenByB.estimatedQueueMillis()).isCloseTo(100 - 10 + work - 20, EXACT);
+    assertThat(seenByB.snapshotAgeMillis()).isCloseTo(30, EXACT);
+
+    // a report observed at 20 ms (after a, before b) arrives now, at 30 ms
+    router.onSnapshot(ready("r0").observedAtNanos(20 * MS).estimatedQueueDelayMillis(80).build());
+    router.route(request("c", prompt(1_000, 3)).build());
+    CandidateView seenByC = policy.views.get("r0");
+
+    assertThat(seenByC.dispatchedSinceSnapshot()).isEqualTo(1);
+    assertThat(seenByC.estimatedQueueMillis()).isCloseTo(80 - 10 + work, EXACT);
+    assertThat(seenByC.inFlightRequests()).isEqualTo(2);
+  }
+
+  @Test
+  void throughTheRouter_aReportWithoutQueueFieldsKeepsTheSends() {
+    ManualTicker ticker = new ManualTicker();
+    RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    router.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).build());
+    router.route(request("a", prompt(1_000, 1)).build());
+    ticker.advanceMillis(5);
+    router.route(request("b", prompt(1_000, 2)).build());
+    double queueBefore = policy.views.get("r0").estimatedQueueMillis();
+
+    router.onSnapshot(ready("r0").runningRequests(3).build());
+    router.route(request("c", prompt(1_000, 3)).build());
+
+    // both sends stay on the books: what b saw (a's work, 5 ms drained) plus b's own work
+    assertThat(policy.views.get("r0").dispatchedSinceSnapshot()).isEqualTo(2);
+    assertThat(policy.views.get("r0").estimatedQueueMillis())
+        .isCloseTo(queueBefore + (20 + 0.035 * 1_000), EXACT);
+  }
+
+  /** Precedence: the replica's own delay estimate, then queued tokens, then waiting requests. */
+  @ParameterizedTest(name = "delay={0} waiting={1} tokens={2} -> {3}")
+  @CsvSource({
+      "75,  3,  1000, 75",
+      "-1,  3,  1000, 95",     // 3 x 20 + 1,000 x 0.035
+      "-1, -1,  1000, 35",
+      "-1,  0,     0, 0",
+      "-1, -1,    -1, NaN",
+  })
+  void theQueueAReportShows(double delay, int waiting, long tokens, double expected) {
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).ticker(new ManualTicker())
+        .build();
+    ReplicaSnapshot.Builder b = ready("r0");
+    if (delay >= 0) {
+      b.estimatedQueueDelayMillis(delay);
+    }
+    if (waiting >= 0) {
+      b.waitingRequests(waiting);
+    }
+    if (tokens >= 0) {
+      b.queuedPrefillTokens(tokens);
+    }
+    ReplicaSnapshot s = b.build();
+    router.onSnapshot(s);
+
+    double q = router.fleet().reportedQueueMillis(router.fleet().get("r0"), s);
+
+    if (Double.isNaN(expected)) {
+      assertThat(q).isNaN();
+    } else {
+      assertThat(q).isCloseTo(expected, EXACT);
+    }
+  }
+
+  @Test
+  void waitingRequestsAloneArePricedAtTheMeanWork() {
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).ticker(new ManualTicker())
+        .build();
+    ReplicaSnapshot s = ready("r0").waitingRequests(4).build();
+    router.onSnapshot(s);
+    router.route(request("a", prompt(1_000, 1)).build());
+
+    double q = router.fleet().reportedQueueMillis(router.fleet().get("r0"), s);
+
+    // the mean predicted prefill of routed work: one 1,000-token request so far
+    assertThat(q).isCloseTo(4 * (20 + 0.035 * 1_000), EXACT);
+  }
+}

@@ -1,0 +1,344 @@
+package io.github.kvroute.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.kvroute.api.PromptKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * Model-based properties of the prefix index: after any sequence of routed inserts, KV events,
+ * rollbacks, resets and capacity changes, {@link PrefixIndex#match} agrees with a reference model built
+ * from plain maps; and with a small budget, the index never exceeds it and its counts stay consistent.
+ */
+class PrefixIndexProperties {
+
+  // ------------------------------------------------------------------------------ operations
+
+  sealed interface Op permits Insert, Stored, Removed, Cleared, Reset, Capacity, Rollback {}
+
+  record Insert(int slot, int prompt, boolean stale) implements Op {}
+
+  /** {@code positions}: a bit set over the prompt's blocks (the engine's blocks, with gaps). */
+  record Stored(int slot, int prompt, long positions, boolean stale) implements Op {}
+
+  record Removed(int slot, int prompt, long positions, boolean stale) implements Op {}
+
+  record Cleared(int slot, boolean stale) implements Op {}
+
+  record Reset(int slot) implements Op {}
+
+  record Capacity(int slot, int blocks, boolean stale) implements Op {}
+
+  /** Rolls back the {@code insert}-th insert made so far (modulo their number). */
+  record Rollback(int insert) implements Op {}
+
+  @Provide
+  Arbitrary<List<int[]>> prompts() {
+    return Arbitraries.integers().between(0, 2).array(int[].class).ofMaxSize(7)
+        .list().ofMinSize(1).ofMaxSize(5);
+  }
+
+  @Provide
+  Arbitrary<List<Op>> ops() {
+    Arbitrary<Integer> slot = Arbitraries.integers().between(0, 3);
+    Arbitrary<Integer> prompt = Arbitraries.integers().between(0, 4);
+    Arbitrary<Boolean> stale = Arbitraries.of(false, false, false, true);
+    Arbitrary<Long> positions = Arbitraries.longs().between(0, 127);
+    Arbitrary<Op> op = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(6, Combinators.combine(slot, prompt, stale).as(Insert::new)),
+        net.jqwik.api.Tuple.of(3, Combinators.combine(slot, prompt, positions, stale)
+            .as(Stored::new)),
+        net.jqwik.api.Tuple.of(2, Combinators.combine(slot, prompt, positions, stale)
+            .as(Removed::new)),
+        net.jqwik.api.Tuple.of(1, Combinators.combine(slot, stale).as(Cleared::new)),
+        net.jqwik.api.Tuple.of(1, slot.map(Reset::new)),
+        net.jqwik.api.Tuple.of(2, Combinators.combine(slot, Arbitraries.integers().between(0, 8),
+            stale).as(Capacity::new)),
+        net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(0, 50).map(Rollback::new)));
+    return op.list().ofMaxSize(40);
+  }
+
+  // --------------------------------------------------------------------------- the reference
+
+  /** What the index should believe: block key -> holder slots, plus each slot's recency. */
+  static final class Model {
+    final Map<Long, Set<Integer>> holders = new HashMap<>();
+    /** Per slot: held keys, least recent first, each with the operation that last touched it. */
+    final List<LinkedHashMap<Long, Object>> recency = new ArrayList<>();
+    final long[] capacity;
+    final boolean[] exact;
+    final int[] generation;
+
+    Model(int slots, long defaultCapacity) {
+      capacity = new long[slots];
+      exact = new boolean[slots];
+      generation = new int[slots];
+      for (int s = 0; s < slots; s++) {
+        recency.add(new LinkedHashMap<>());
+        capacity[s] = defaultCapacity;
+      }
+    }
+
+    void touch(int slot, long key, Object by) {
+      recency.get(slot).remove(key);
+      recency.get(slot).put(key, by);
+      holders.computeIfAbsent(key, k -> new HashSet<>()).add(slot);
+    }
+
+    void drop(int slot, long key) {
+      if (recency.get(slot).remove(key) != null) {
+        Set<Integer> h = holders.get(key);
+        h.remove(slot);
+        if (h.isEmpty()) {
+          holders.remove(key);
+        }
+      }
+    }
+
+    void clear(int slot) {
+      for (Long key : List.copyOf(recency.get(slot).keySet())) {
+        drop(slot, key);
+      }
+    }
+
+    void enforceCapacity(int slot) {
+      while (recency.get(slot).size() > capacity[slot]) {
+        drop(slot, recency.get(slot).keySet().iterator().next());
+      }
+    }
+
+    int match(PromptKey p, int slot) {
+      int i = 0;
+      while (i < p.blockCount() && holders.getOrDefault(p.blockHash(i), Set.of()).contains(slot)) {
+        i++;
+      }
+      return i;
+    }
+
+    long entries() {
+      return recency.stream().mapToLong(Map::size).sum();
+    }
+  }
+
+  /** An insert as both sides saw it, for rolling back later. */
+  record Made(PrefixIndex.Insert command, int slot, int generation, PromptKey prompt, int matched,
+      int count, Object token, boolean accepted) {}
+
+  // ------------------------------------------------------------------------------ properties
+
+  @Property(tries = 300)
+  void matchAgreesWithTheReferenceModel(@ForAll("prompts") List<int[]> tokens,
+      @ForAll("ops") List<Op> ops, @ForAll @IntRange(min = 1, max = 8) int defaultCapacity) {
+    IndexHarness h = new IndexHarness(1L << 30, defaultCapacity);
+    PrefixIndex ix = h.index;
+    int slots = 4;
+    int[][] allocated = h.allocate(slots);
+    int[] slotIds = new int[slots];
+    int[] gen = new int[slots];
+    List<List<Integer>> oldGens = new ArrayList<>();
+    for (int s = 0; s < slots; s++) {
+      slotIds[s] = allocated[s][0];
+      gen[s] = allocated[s][1];
+      oldGens.add(new ArrayList<>());
+    }
+    List<PromptKey> prompts = tokens.stream().map(IndexHarness::blocks).toList();
+    Model model = new Model(slots, defaultCapacity);
+    List<Made> inserts = new ArrayList<>();
+
+    for (Op op : ops) {
+      apply(op, ix, model, slotIds, gen, oldGens, prompts, inserts);
+
+      for (PromptKey p : prompts) {
+        for (int s = 0; s < slots; s++) {
+          assertThat(h.match(p, slotIds[s]))
+              .as("after %s: match of %s on slot %d", op, p, s).isEqualTo(model.match(p, s));
+        }
+      }
+      assertThat(ix.entryCount()).as("entries after %s", op).isEqualTo(model.entries());
+      assertThat(ix.blockCount()).as("blocks after %s", op).isEqualTo(model.holders.size());
+      for (int s = 0; s < slots; s++) {
+        assertThat(ix.slotEntries(slotIds[s])).isEqualTo(model.recency.get(s).size());
+        assertThat(ix.isExact(slotIds[s])).isEqualTo(model.exact[s]);
+      }
+    }
+  }
+
+  private static void apply(Op op, PrefixIndex ix, Model model, int[] slotIds, int[] gen,
+      List<List<Integer>> oldGens, List<PromptKey> prompts, List<Made> inserts) {
+    if (op instanceof Insert o) {
+      int s = o.slot();
+      PromptKey p = prompts.get(o.prompt() % prompts.size());
+      int matched = model.match(p, s);
+      int g = o.stale() ? staleGen(oldGens.get(s)) : gen[s];
+      PrefixIndex.Insert command = ix.insertRouted(slotIds[s], g, p, matched);
+      boolean accepted = !o.stale() && !model.exact[s];
+      Object token = new Object();
+      int count = (int) Math.min(p.blockCount(), model.capacity[s]);
+      if (accepted) {
+        for (int i = count - 1; i >= 0; i--) {
+          model.touch(s, p.blockHash(i), token);
+        }
+        model.enforceCapacity(s);
+      }
+      inserts.add(new Made(command, s, model.generation[s], p, matched, count, token, accepted));
+    } else if (op instanceof Stored o) {
+      int s = o.slot();
+      long[] keys = keys(prompts.get(o.prompt() % prompts.size()), o.positions());
+      ix.kvStored(slotIds[s], o.stale() ? staleGen(oldGens.get(s)) : gen[s], keys);
+      if (!o.stale()) {
+        model.exact[s] = true;
+        Object token = new Object();
+        for (int i = keys.length - 1; i >= 0; i--) {
+          model.touch(s, keys[i], token);
+        }
+      }
+    } else if (op instanceof Removed o) {
+      int s = o.slot();
+      long[] keys = keys(prompts.get(o.prompt() % prompts.size()), o.positions());
+      ix.kvRemoved(slotIds[s], o.stale() ? staleGen(oldGens.get(s)) : gen[s], keys);
+      if (!o.stale()) {
+        model.exact[s] = true;
+        for (long k : keys) {
+          model.drop(s, k);
+        }
+      }
+    } else if (op instanceof Cleared o) {
+      int s = o.slot();
+      ix.kvCleared(slotIds[s], o.stale() ? staleGen(oldGens.get(s)) : gen[s]);
+      if (!o.stale()) {
+        model.exact[s] = true;
+        model.clear(s);
+      }
+    } else if (op instanceof Reset o) {
+      int s = o.slot();
+      oldGens.get(s).add(gen[s]);
+      gen[s] = ix.reset(slotIds[s]);
+      model.generation[s]++;
+      model.clear(s);
+      model.exact[s] = false;
+    } else if (op instanceof Capacity o) {
+      int s = o.slot();
+      ix.setCapacity(slotIds[s], o.stale() ? staleGen(oldGens.get(s)) : gen[s], o.blocks());
+      if (!o.stale()) {
+        model.capacity[s] = Math.max(1, o.blocks());
+        if (!model.exact[s]) {
+          model.enforceCapacity(s);
+        }
+      }
+    } else if (op instanceof Rollback o) {
+      if (inserts.isEmpty()) {
+        return;
+      }
+      Made m = inserts.get(o.insert() % inserts.size());
+      if (m.command() == null) {
+        return;
+      }
+      ix.rollback(m.command());
+      if (m.accepted() && model.generation[m.slot()] == m.generation()) {
+        for (int i = m.matched(); i < m.count(); i++) {
+          long key = m.prompt().blockHash(i);
+          if (model.recency.get(m.slot()).get(key) == m.token()) {
+            model.drop(m.slot(), key);
+          }
+        }
+      }
+    }
+  }
+
+  /** A generation the slot no longer has: one it had before, or one it never had. */
+  private static int staleGen(List<Integer> old) {
+    return old.isEmpty() ? -7 : old.get(old.size() - 1);
+  }
+
+  private static long[] keys(PromptKey p, long positions) {
+    long[] out = new long[p.blockCount()];
+    int n = 0;
+    for (int i = 0; i < p.blockCount(); i++) {
+      if ((positions & (1L << i)) != 0) {
+        out[n++] = p.blockHash(i);
+      }
+    }
+    return java.util.Arrays.copyOf(out, n);
+  }
+
+  // ----------------------------------------------------------------------------------- budget
+
+  record Write(int kind, int slot, int seed, int length, int capacity) {}
+
+  @Provide
+  Arbitrary<List<Write>> writes() {
+    return Combinators.combine(Arbitraries.integers().between(0, 5),
+        Arbitraries.integers().between(0, 4), Arbitraries.integers().between(0, 30),
+        Arbitraries.integers().between(0, 1_500), Arbitraries.integers().between(1, 2_000))
+        .as(Write::new).list().ofMinSize(1).ofMaxSize(60);
+  }
+
+  /** Distinct tokens per seed, one per block: {@code length} blocks of which the first are shared. */
+  private static PromptKey longPrompt(int seed, int length) {
+    int[] t = new int[length];
+    for (int i = 0; i < length; i++) {
+      t[i] = i < length / 4 ? i : seed * 10_000 + i;
+    }
+    return IndexHarness.blocks(t);
+  }
+
+  @Property(tries = 200)
+  void withAMinimumBudgetTheIndexNeverExceedsItAndItsCountsStayConsistent(
+      @ForAll("writes") List<Write> writes) {
+    IndexHarness h = new IndexHarness(PrefixIndex.MIN_BUDGET_BYTES, 10_000);
+    PrefixIndex ix = h.index;
+    int[][] slots = h.allocate(5);
+    List<PrefixIndex.Insert> inserts = new ArrayList<>();
+    long peakBytes = 0;
+
+    for (Write w : writes) {
+      int[] s = slots[w.slot()];
+      PromptKey p = longPrompt(w.seed(), w.length());
+      switch (w.kind()) {
+        case 0, 1 -> {
+          PrefixIndex.Insert i = ix.insertRouted(s[0], s[1], p, h.match(p, s[0]));
+          if (i != null) {
+            inserts.add(i);
+          }
+        }
+        case 2 -> ix.kvStored(s[0], s[1], p.blockHashes());
+        case 3 -> ix.kvRemoved(s[0], s[1], keys(p, 0x5555_5555_5555_5555L));
+        case 4 -> ix.setCapacity(s[0], s[1], w.capacity());
+        default -> {
+          if (!inserts.isEmpty()) {
+            ix.rollback(inserts.get(w.seed() % inserts.size()));
+          }
+        }
+      }
+
+      assertThat(ix.estimatedBytes()).as("after %s", w).isLessThanOrEqualTo(ix.budgetBytes());
+      long perSlot = 0;
+      for (int[] slot : slots) {
+        perSlot += ix.slotEntries(slot[0]);
+      }
+      assertThat(ix.entryCount()).as("entries after %s", w).isEqualTo(perSlot);
+      assertThat(ix.blockCount()).isLessThanOrEqualTo(ix.entryCount());
+      assertThat(ix.blockCount() == 0).isEqualTo(ix.entryCount() == 0);
+      assertThat(h.match(p, s[0])).isBetween(0, p.blockCount());
+      peakBytes = Math.max(peakBytes, ix.estimatedBytes());
+    }
+    boolean full = peakBytes + PrefixIndex.ENTRY_BYTES + PrefixIndex.BLOCK_BYTES
+        > ix.budgetBytes();
+    Statistics.label("budget reached").collect(full);
+    Statistics.label("budget reached").coverage(c -> c.check(true).percentage(pct -> pct >= 10));
+  }
+}
