@@ -162,10 +162,12 @@ final class DecisionPipeline {
       if (request.adapter().isPresent() && !snap.canServeAdapter(request.adapter().get())) {
         continue;
       }
-      if (!entry.breaker.permits(now, entry.readyObservedAtNanos)) {
+      ReplicaBreaker.Permit permit = entry.breaker.acquire(now, entry.readyObservedAtNanos);
+      if (permit == ReplicaBreaker.Permit.DENIED) {
         continue;
       }
       MutableView v = s.views[s.viewCount++];
+      v.probe = permit == ReplicaBreaker.Permit.PROBE;
       v.entry = entry;
       v.snapshot = snap;
       v.epoch = snap.epoch();
@@ -333,7 +335,8 @@ final class DecisionPipeline {
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work);
     checkArgument(leases.add(lease),
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
-    lease.probe = chosen.entry.breaker.onDispatch();
+    lease.probe = chosen.probe;
+    chosen.probe = false;
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);
     if (prefillView != null) {

@@ -22,16 +22,21 @@ import java.util.List;
 final class Feedback {
   private final LeaseTable leases;
   private final PrefixIndex index;
+  private final Fleet fleet;
   private final RoutingPolicy policy;
   private final CostModel costModel;
   private final Ticker ticker;
   private final PluginGuard guard;
   private final RouterCounters counters;
+  private final int blockSizeTokens;
 
-  Feedback(LeaseTable leases, PrefixIndex index, RoutingPolicy policy, CostModel costModel,
-      Ticker ticker, PluginGuard guard, RouterCounters counters) {
+  Feedback(LeaseTable leases, PrefixIndex index, Fleet fleet, RoutingPolicy policy,
+      CostModel costModel, Ticker ticker, PluginGuard guard, RouterCounters counters,
+      int blockSizeTokens) {
+    this.blockSizeTokens = blockSizeTokens;
     this.leases = leases;
     this.index = index;
+    this.fleet = fleet;
     this.policy = policy;
     this.costModel = costModel;
     this.ticker = ticker;
@@ -71,7 +76,7 @@ final class Feedback {
   void onExpired(Lease lease) {
     release(lease);
     if (lease.probe) {
-      lease.replica.breaker.onProbeAbandoned();
+      lease.replica.breaker.releaseProbe();
     }
     counters.expired.increment();
     guard.listener().onLeaseExpired(lease.ref, lease.replica.id);
@@ -87,7 +92,7 @@ final class Feedback {
     for (Lease l : lost) {
       release(l);
       if (l.probe) {
-        l.replica.breaker.onProbeAbandoned();
+        l.replica.breaker.releaseProbe();
       }
     }
     counters.orphaned.add(lost.size());
@@ -105,8 +110,14 @@ final class Feedback {
     ReplicaEntry computed = lease.prefillTarget();
     if (outcome.prefillStarted()) {
       if (outcome.cachedTokens().isPresent()) {
-        computed.calibration.recordReuse(lease.predictedMatchedTokens,
-            outcome.cachedTokens().getAsInt());
+        int reused = outcome.cachedTokens().getAsInt();
+        computed.calibration.recordReuse(lease.predictedMatchedTokens, reused);
+        if (lease.predictedMatchedTokens > 0) {
+          // a shortfall of a whole block or more means the mirror believed in evicted blocks (less
+          // can be the engine recomputing the last token, or counting in its own block size)
+          fleet.correctMirror(computed,
+              lease.predictedMatchedTokens - reused >= blockSizeTokens);
+        }
       }
       if (outcome.ttft().isPresent() && outcome.queueTime().isPresent()) {
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
@@ -121,7 +132,7 @@ final class Feedback {
     if (status.countsAgainstReplica() || status.isSuccess()) {
       lease.replica.breaker.onOutcome(status.countsAgainstReplica(), lease.probe, ticker.read());
     } else if (lease.probe) {
-      lease.replica.breaker.onProbeAbandoned();
+      lease.replica.breaker.releaseProbe();
     }
   }
 }

@@ -50,11 +50,13 @@ final class Fleet {
   private final BreakerConfig breakerConfig;
   private final LostAttempts lostAttempts;
   private final DoubleSupplier meanWorkMillis;
+  private final long defaultCapacityBlocks;
 
   Fleet(PrefixIndex index, CostModel costModel, int blockSizeTokens, int peerRouters, Ticker ticker,
       RouterListener listener, BreakerConfig breakerConfig, LostAttempts lostAttempts,
-      DoubleSupplier meanWorkMillis) {
+      DoubleSupplier meanWorkMillis, long defaultCapacityBlocks) {
     this.index = index;
+    this.defaultCapacityBlocks = defaultCapacityBlocks;
     this.costModel = costModel;
     this.blockSizeTokens = blockSizeTokens;
     this.peerRouters = peerRouters;
@@ -172,22 +174,28 @@ final class Fleet {
 
   /** Forgets a replica (the host's membership says it is gone); its attempts are orphaned. */
   boolean remove(String replicaId) {
-    ReplicaEntry entry;
-    synchronized (this) {
-      entry = byId.remove(replicaId);
-      if (entry == null) {
-        return false;
-      }
-      members = Arrays.stream(members).filter(m -> m != entry).toArray(ReplicaEntry[]::new);
+    ReplicaEntry entry = byId.get(replicaId);
+    if (entry == null) {
+      return false;
     }
     long epoch;
     ReplicaState previous;
+    // Mark and remember the removal under the entry's monitor before unpublishing it: a report racing
+    // with the removal either sees the mark (STALE_EPOCH) or, once the entry is gone, the remembered
+    // epoch; it can never create a fresh entry for the removed process.
     synchronized (entry) {
+      if (entry.removed) {
+        return false;
+      }
       entry.removed = true;
       epoch = entry.epoch;
       previous = entry.state();
       removedEpochs.put(replicaId, epoch);
       entry.ledger.reset();
+    }
+    synchronized (this) {
+      byId.remove(replicaId, entry);
+      members = Arrays.stream(members).filter(m -> m != entry).toArray(ReplicaEntry[]::new);
     }
     index.release(entry.slot);
     lostAttempts.lost(entry, epoch);
@@ -249,6 +257,8 @@ final class Fleet {
     entry.observedAtNanos = Long.MIN_VALUE;
     entry.readyObservedAtNanos = Long.MIN_VALUE;
     entry.capacityBlocks = -1;
+    entry.capacityScale = 1.0;
+    entry.mirroredCapacityBlocks = -1;
     entry.previousReceivedTotal = -1;
     entry.unseenRatePerSecond = Double.NaN;
     entry.ledger.reset();
@@ -259,12 +269,38 @@ final class Fleet {
   }
 
   private void updateCapacity(ReplicaEntry entry, ReplicaSnapshot s) {
-    if (s.kvCapacityTokens().isEmpty() || entry.indexGeneration < 0) {
+    if (s.kvCapacityTokens().isPresent()) {
+      entry.capacityBlocks = Math.max(1, s.kvCapacityTokens().getAsLong() / blockSizeTokens);
+    }
+    mirrorCapacity(entry);
+  }
+
+  /**
+   * Outcome feedback on the approximate mirror: {@code overestimated} when the engine reused fewer
+   * tokens than the index promised. Each overestimate shrinks the mirrored capacity by 10% (down to a
+   * tenth of the reported one), each confirmation grows it back by 1%; the index then evicts its least
+   * recent entries down to the new capacity.
+   */
+  void correctMirror(ReplicaEntry entry, boolean overestimated) {
+    synchronized (entry) {
+      if (entry.exact || entry.removed) {
+        return;
+      }
+      double scale = entry.capacityScale;
+      entry.capacityScale = overestimated ? Math.max(0.1, scale * 0.9) : Math.min(1.0, scale * 1.01);
+      mirrorCapacity(entry);
+    }
+  }
+
+  /** Called under the entry's monitor. */
+  private void mirrorCapacity(ReplicaEntry entry) {
+    if (entry.indexGeneration < 0) {
       return;
     }
-    long blocks = Math.max(1, s.kvCapacityTokens().getAsLong() / blockSizeTokens);
-    if (blocks != entry.capacityBlocks) {
-      entry.capacityBlocks = blocks;
+    long reported = entry.capacityBlocks > 0 ? entry.capacityBlocks : defaultCapacityBlocks;
+    long blocks = Math.max(1, (long) (reported * entry.capacityScale));
+    if (blocks != entry.mirroredCapacityBlocks) {
+      entry.mirroredCapacityBlocks = blocks;
       index.setCapacity(entry.slot, entry.indexGeneration, blocks);
     }
   }

@@ -36,6 +36,8 @@ final class MutableView implements CandidateView {
   double unseenArrivalsPerSecond;
   double meanRequestCostMillis;
   double cacheHitReliability;
+  /** A half-open probe place reserved for this decision; given back unless the attempt uses it. */
+  boolean probe;
   final DispatchLedger.Reading reading = new DispatchLedger.Reading();
 
   @Override

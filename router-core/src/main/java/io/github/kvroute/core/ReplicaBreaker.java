@@ -37,37 +37,45 @@ final class ReplicaBreaker {
     return state;
   }
 
+  /** What {@link #acquire} grants. */
+  enum Permit {
+    /** No traffic now. */
+    DENIED,
+    /** Closed: traffic flows freely. */
+    FREE,
+    /** Half-open: a probe place is reserved; dispatch on it or give it back ({@link #releaseProbe}). */
+    PROBE
+  }
+
   /**
-   * Whether a new attempt may go to the replica now. {@code readyObservedAtNanos} is when the replica
-   * last reported READY (or {@code Long.MIN_VALUE}).
+   * Whether a new attempt may go to the replica now, reserving a probe place when half-open (so that
+   * concurrent decisions cannot exceed the probe limit). {@code readyObservedAtNanos} is when the
+   * replica last reported READY (or {@code Long.MIN_VALUE}).
    */
-  boolean permits(long nowNanos, long readyObservedAtNanos) {
-    BreakerState s = state;
-    if (s == BreakerState.CLOSED) {
-      return true;
+  Permit acquire(long nowNanos, long readyObservedAtNanos) {
+    if (state == BreakerState.CLOSED) {
+      return Permit.FREE;
     }
     synchronized (this) {
       if (state == BreakerState.OPEN) {
         boolean waited = nowNanos - openedAtNanos >= config.openDuration().toNanos();
         boolean freshReady = readyObservedAtNanos > openedAtNanos;
         if (!waited || !freshReady) {
-          return false;
+          return Permit.DENIED;
         }
         moveTo(BreakerState.HALF_OPEN);
         probesInFlight = 0;
         probeSuccesses = 0;
       }
-      return state == BreakerState.CLOSED || probesInFlight < config.halfOpenProbes();
+      if (state == BreakerState.CLOSED) {
+        return Permit.FREE;
+      }
+      if (probesInFlight < config.halfOpenProbes()) {
+        probesInFlight++;
+        return Permit.PROBE;
+      }
+      return Permit.DENIED;
     }
-  }
-
-  /** Called when an attempt is dispatched; returns whether it is a half-open probe. */
-  synchronized boolean onDispatch() {
-    if (state == BreakerState.HALF_OPEN) {
-      probesInFlight++;
-      return true;
-    }
-    return false;
   }
 
   /** An outcome that is evidence for ({@code failure == false}) or against the replica. */
@@ -96,8 +104,11 @@ final class ReplicaBreaker {
     }
   }
 
-  /** A probe that ended without evidence either way (cancelled, orphaned, expired). */
-  synchronized void onProbeAbandoned() {
+  /**
+   * Gives back a probe place: reserved but not used, or used by an attempt that ended without evidence
+   * either way (cancelled, orphaned, expired).
+   */
+  synchronized void releaseProbe() {
     if (probesInFlight > 0) {
       probesInFlight--;
     }

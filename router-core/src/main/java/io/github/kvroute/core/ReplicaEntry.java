@@ -26,7 +26,16 @@ final class ReplicaEntry {
   volatile boolean exact;
   volatile boolean removed;
   volatile double unseenRatePerSecond;
+  /** The KV capacity the replica last reported, in index blocks; -1 when it has not. */
   volatile long capacityBlocks = -1;
+  /**
+   * How much of that capacity the index mirror assumes the replica really keeps for this router's
+   * prompts, in (0, 1]: lowered when outcomes show the mirror believed in blocks the replica had
+   * already evicted (other routers' traffic, engine-side eviction), recovered slowly when they agree.
+   */
+  double capacityScale = 1.0;
+  /** The capacity last sent to the index (reported or default, times the scale). */
+  long mirroredCapacityBlocks = -1;
 
   // foreign-rate estimation from the replica's received-requests counter (under the entry monitor)
   long previousReceivedTotal = -1;

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -73,19 +74,22 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private final Feedback feedback;
   private final DecisionPipeline pipeline;
   private final List<AutoCloseable> subscriptions = new ArrayList<>();
+  private final Ticker ticker;
 
   private Router(Builder b, RoutingPolicy policy) {
     this.policyName = policy.name();
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
+    this.ticker = b.ticker;
     this.guard = new PluginGuard(b.listener);
     long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
     this.index = new PrefixIndex(b.indexBudgetBytes, capacityBlocks, b.indexWriteBufferLimit);
     this.leases = new LeaseTable(b.ticker, b.leaseTimeout, this::leaseExpired);
     this.fleet = new Fleet(index, b.costModel, b.blockSizeTokens, b.peerRouters, b.ticker,
-        guard.listener(), b.breakerConfig, this::attemptsLost, this::meanWorkMillis);
+        guard.listener(), b.breakerConfig, this::attemptsLost, this::meanWorkMillis, capacityBlocks);
     this.feedback =
-        new Feedback(leases, index, policy, b.costModel, b.ticker, guard, counters);
+        new Feedback(leases, index, fleet, policy, b.costModel, b.ticker, guard, counters,
+            b.blockSizeTokens);
     List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
     this.pipeline = new DecisionPipeline(fleet, index, leases, policy, b.admission, terms,
         b.costModel, b.ticker, b.random, guard, counters, b.blockSizeTokens);
@@ -160,6 +164,29 @@ public final class Router implements TelemetrySink, AutoCloseable {
         counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
         counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
         index.budgetBytes(), index.droppedHints(), guard.failures());
+  }
+
+  /**
+   * Every replica this router knows, sorted by id, as it sees them now. Costs a short lock per replica
+   * and applies the index's pending writes: for admin endpoints, not for the request path.
+   */
+  public List<ReplicaStatus> replicas() {
+    long now = ticker.read();
+    List<ReplicaStatus> out = new ArrayList<>();
+    for (ReplicaEntry e : fleet.members()) {
+      ReplicaSnapshot s = e.snapshot;
+      DispatchLedger.Reading r = new DispatchLedger.Reading();
+      e.ledger.read(now, r);
+      long observed = e.observedAtNanos;
+      out.add(new ReplicaStatus(e.id, e.epoch,
+          s == null ? Optional.empty() : Optional.of(s.state()),
+          s == null ? Optional.empty() : Optional.of(s.role()),
+          e.breaker.state(),
+          observed == Long.MIN_VALUE ? -1 : Math.max(0, now - observed) / 1e6,
+          r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact,
+          index.slotEntries(e.slot), e.calibration.reliability()));
+    }
+    return out;
   }
 
   /** The name of the policy in use. */

@@ -66,8 +66,13 @@ final class Scratch implements RoutingContext {
   void end() {
     request = null;
     for (int i = 0; i < viewCount; i++) {
-      views[i].entry = null;
-      views[i].snapshot = null;
+      MutableView v = views[i];
+      if (v.probe) {
+        v.entry.breaker.releaseProbe();
+        v.probe = false;
+      }
+      v.entry = null;
+      v.snapshot = null;
     }
   }
 

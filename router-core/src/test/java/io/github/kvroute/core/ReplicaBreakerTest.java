@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.BreakerState;
 import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.core.ReplicaBreaker.Permit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,11 +33,12 @@ class ReplicaBreakerTest {
     return b;
   }
 
-  /** Half-open: waited and READY seen after opening. */
+  /** Half-open: waited and READY seen after opening; no probe place taken. */
   private ReplicaBreaker halfOpen(int probes) {
     ReplicaBreaker b = opened(probes);
-    assertThat(b.permits(OPENED_AT + 10 * SECOND, OPENED_AT + 1)).isTrue();
+    assertThat(b.acquire(OPENED_AT + 10 * SECOND, OPENED_AT + 1)).isEqualTo(Permit.PROBE);
     assertThat(b.state()).isEqualTo(BreakerState.HALF_OPEN);
+    b.releaseProbe();
     return b;
   }
 
@@ -86,8 +88,7 @@ class ReplicaBreakerTest {
   void closedBreakerPermitsWithoutAnyReadyReport() {
     ReplicaBreaker b = breaker(BreakerConfig.defaults());
 
-    assertThat(b.permits(0, Long.MIN_VALUE)).isTrue();
-    assertThat(b.onDispatch()).as("not a probe").isFalse();
+    assertThat(b.acquire(0, Long.MIN_VALUE)).as("free, not a probe").isEqualTo(Permit.FREE);
   }
 
   // ------------------------------------------------------------------------- open to half-open
@@ -109,7 +110,8 @@ class ReplicaBreakerTest {
     ReplicaBreaker b = opened(1);
     long ready = readyAfterOpenMillis < 0 ? Long.MIN_VALUE : OPENED_AT + readyAfterOpenMillis * 1_000_000;
 
-    assertThat(b.permits(OPENED_AT + elapsedMillis * 1_000_000, ready)).isEqualTo(permits);
+    assertThat(b.acquire(OPENED_AT + elapsedMillis * 1_000_000, ready))
+        .isEqualTo(permits ? Permit.PROBE : Permit.DENIED);
     assertThat(b.state()).isEqualTo(permits ? BreakerState.HALF_OPEN : BreakerState.OPEN);
   }
 
@@ -120,21 +122,21 @@ class ReplicaBreakerTest {
     long now = OPENED_AT + 11 * SECOND;
 
     for (int i = 0; i < probes; i++) {
-      assertThat(b.permits(now, OPENED_AT + 1)).as("probe %d", i + 1).isTrue();
-      assertThat(b.onDispatch()).isTrue();
+      assertThat(b.acquire(now, OPENED_AT + 1)).as("probe %d", i + 1).isEqualTo(Permit.PROBE);
     }
 
-    assertThat(b.permits(now, OPENED_AT + 1)).isFalse();
-    b.onProbeAbandoned();
-    assertThat(b.permits(now, OPENED_AT + 1)).as("an abandoned probe frees its place").isTrue();
+    assertThat(b.acquire(now, OPENED_AT + 1)).isEqualTo(Permit.DENIED);
+    b.releaseProbe();
+    assertThat(b.acquire(now, OPENED_AT + 1)).as("a released probe frees its place")
+        .isEqualTo(Permit.PROBE);
   }
 
   @Test
   void closesAfterHalfOpenProbesSuccessfulProbes_withAFreshWindow() {
     ReplicaBreaker b = halfOpen(2);
     long now = OPENED_AT + 11 * SECOND;
-    b.onDispatch();
-    b.onDispatch();
+    b.acquire(now, OPENED_AT + 1);
+    b.acquire(now, OPENED_AT + 1);
 
     b.onOutcome(false, true, now);
     assertThat(b.state()).isEqualTo(BreakerState.HALF_OPEN);
@@ -142,7 +144,7 @@ class ReplicaBreakerTest {
 
     assertThat(b.state()).isEqualTo(BreakerState.CLOSED);
     assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
-    assertThat(b.permits(now, Long.MIN_VALUE)).isTrue();
+    assertThat(b.acquire(now, Long.MIN_VALUE)).isEqualTo(Permit.FREE);
   }
 
   @Test
@@ -160,7 +162,7 @@ class ReplicaBreakerTest {
     ReplicaBreaker b = halfOpen(3);
     long now = OPENED_AT + 11 * SECOND;
     for (int i = 0; i < 3; i++) {
-      b.onDispatch();
+      b.acquire(now, OPENED_AT + 1);
     }
     for (int i = 0; i < successes; i++) {
       b.onOutcome(false, true, now);
@@ -170,9 +172,11 @@ class ReplicaBreakerTest {
 
     assertThat(b.state()).isEqualTo(BreakerState.OPEN);
     assertThat(transitions).endsWith("HALF_OPEN->OPEN");
-    assertThat(b.permits(now + 9 * SECOND, now + 1)).as("a new open period").isFalse();
-    assertThat(b.permits(now + 10 * SECOND, now)).as("READY must follow the reopening").isFalse();
-    assertThat(b.permits(now + 10 * SECOND, now + 1)).isTrue();
+    assertThat(b.acquire(now + 9 * SECOND, now + 1)).as("a new open period")
+        .isEqualTo(Permit.DENIED);
+    assertThat(b.acquire(now + 10 * SECOND, now)).as("READY must follow the reopening")
+        .isEqualTo(Permit.DENIED);
+    assertThat(b.acquire(now + 10 * SECOND, now + 1)).isEqualTo(Permit.PROBE);
   }
 
   @Test
@@ -192,7 +196,7 @@ class ReplicaBreakerTest {
 
     assertThat(b.state()).isEqualTo(BreakerState.CLOSED);
     assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
-    assertThat(b.permits(OPENED_AT, Long.MIN_VALUE)).isTrue();
+    assertThat(b.acquire(OPENED_AT, Long.MIN_VALUE)).isEqualTo(Permit.FREE);
   }
 
   // ------------------------------------------------------------------------ what counts
