@@ -61,20 +61,34 @@ final class DispatchLedger {
     inFlightPromptTokens += lease.promptTokens;
     lease.ledger = this;
     lease.sinceSnapshot = true;
-    lease.prev = tail;
-    lease.next = null;
-    if (tail != null) {
-      tail.next = lease;
-    } else {
-      head = lease;
-    }
-    tail = lease;
     sinceCount++;
     sinceOutstandingTokens += lease.outstandingTokens();
     sinceKvTokens += lease.outstandingTokens();
     long t = lease.dispatchedAtNanos;
-    queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis;
-    lastNanos = Math.max(lastNanos, t);
+    // Concurrent routes read the clock before they get here, so a send can arrive out of time order;
+    // the list stays sorted by time (usually an append) so that reports drop exactly what they saw.
+    Lease after = tail;
+    while (after != null && after.dispatchedAtNanos > t) {
+      after = after.prev;
+    }
+    lease.prev = after;
+    lease.next = after == null ? head : after.next;
+    if (lease.next != null) {
+      lease.next.prev = lease;
+    } else {
+      tail = lease;
+    }
+    if (after != null) {
+      after.next = lease;
+    } else {
+      head = lease;
+    }
+    if (lease == tail) {
+      queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis;
+      lastNanos = Math.max(lastNanos, t);
+    } else {
+      replay();
+    }
     ownRate.record(t);
     dispatchedTotal++;
   }

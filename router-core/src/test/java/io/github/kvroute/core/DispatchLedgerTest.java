@@ -80,6 +80,22 @@ class DispatchLedgerTest {
   }
 
   @Test
+  void sendsBookedOutOfTimeOrderAreReplayedInTimeOrder_andAReportDropsExactlyThoseItSaw() {
+    ledger.onReport(0, 100);
+    send(30, 20);
+    send(10, 50);
+
+    // the same queue as when the sends arrive in order: 140 at 30 ms
+    assertThat(read(30).queueMillis).isCloseTo(140, EXACT);
+
+    ledger.onReport(20 * MS, 80);
+
+    DispatchLedger.Reading r = read(100);
+    assertThat(r.sinceCount).as("only the send at 30 ms is after the report").isEqualTo(1);
+    assertThat(r.queueMillis).isCloseTo(90 - 70, EXACT);
+  }
+
+  @Test
   void aReportWithoutQueueFieldsKeepsEverything() {
     ledger.onReport(0, 100);
     send(10, 50);
