@@ -69,10 +69,13 @@ final class DeadlineAdmission implements AdmissionController {
    */
   private static double waitUntilSomeCandidateFits(RoutingContext context, long budget) {
     double best = Double.NaN;
-    for (CandidateView c : context.candidates()) {
-      double over = context.estimate(c).totalMillis() - budget;
-      if (over <= c.estimatedQueueMillis() && (Double.isNaN(best) || over < best)) {
-        best = Math.max(0, over);
+    // whole-request replicas, and the prefill side of a disaggregated fleet (where TTFT is decided)
+    for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
+      for (CandidateView c : list) {
+        double over = context.estimateMillis(c) - budget;
+        if (over <= c.estimatedQueueMillis() && (Double.isNaN(best) || over < best)) {
+          best = Math.max(0, over);
+        }
       }
     }
     return best;
