@@ -1,6 +1,7 @@
 package io.github.kvroute.api;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -154,6 +155,20 @@ public final class RoutingDecision {
       throw new IllegalStateException(
           what + ": none, request was rejected (" + reason + ") (expected: a routed decision)");
     }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RoutingDecision d && epoch == d.epoch && prefillEpoch == d.prefillEpoch
+        && matchedTokens == d.matchedTokens && Objects.equals(replicaId, d.replicaId)
+        && Objects.equals(prefillReplicaId, d.prefillReplicaId) && cost.equals(d.cost)
+        && reason == d.reason && Objects.equals(detail, d.detail)
+        && Objects.equals(retryAfter, d.retryAfter);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(replicaId, epoch, prefillReplicaId, cost, matchedTokens, reason, retryAfter);
   }
 
   @Override

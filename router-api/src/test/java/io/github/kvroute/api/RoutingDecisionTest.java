@@ -25,6 +25,21 @@ class RoutingDecisionTest {
   }
 
   @Test
+  void equalityIsByValue() {
+    new com.google.common.testing.EqualsTester()
+        .addEqualityGroup(RoutingDecision.routed(DECODE, COST), RoutingDecision.routed(DECODE, COST))
+        .addEqualityGroup(RoutingDecision.routed(PREFILL, COST))
+        .addEqualityGroup(RoutingDecision.routed(DECODE, CostBreakdown.of("queue", 10)))
+        .addEqualityGroup(RoutingDecision.routedPair(PREFILL, DECODE, COST))
+        .addEqualityGroup(RoutingDecision.rejected(RejectReason.DEADLINE, "late", null),
+            RoutingDecision.rejected(RejectReason.DEADLINE, "late", null))
+        .addEqualityGroup(RoutingDecision.rejected(RejectReason.DEADLINE, "late",
+            Duration.ofMillis(20)))
+        .addEqualityGroup(RoutingDecision.rejected(RejectReason.OVERLOADED, "late", null))
+        .testEquals();
+  }
+
+  @Test
   void routedCopiesReplicaEpochAndMatchedTokensFromTheView() {
     RoutingDecision d = RoutingDecision.routed(DECODE, COST);
 

@@ -1,0 +1,38 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.BreakerState;
+import io.github.kvroute.api.ReplicaRole;
+import io.github.kvroute.api.ReplicaState;
+import java.util.Optional;
+
+/**
+ * What one router knows about one replica right now, for hosts' admin endpoints and dashboards.
+ *
+ * @param replicaId the replica
+ * @param epoch its current epoch, or -1 before any report
+ * @param state its reported lifecycle state, empty before a report in the current epoch
+ * @param role its reported role, empty before a report in the current epoch
+ * @param breaker its circuit breaker
+ * @param reportAgeMillis age of its latest report, or -1 before any
+ * @param inFlightRequests this router's attempts on it without an outcome
+ * @param inFlightTokens prompt plus planned output tokens of those
+ * @param estimatedQueueMillis this router's queue estimate (the report replayed with its own sends)
+ * @param exactIndex whether its prefix-index entries come from KV events (exact) or routing (guesses)
+ * @param indexEntries blocks the index believes it holds
+ * @param cacheHitReliability how far outcomes confirmed those beliefs, in [0, 1]
+ *
+ * <p>Immutable and thread-safe.
+ */
+public record ReplicaStatus(
+    String replicaId,
+    long epoch,
+    Optional<ReplicaState> state,
+    Optional<ReplicaRole> role,
+    BreakerState breaker,
+    double reportAgeMillis,
+    int inFlightRequests,
+    long inFlightTokens,
+    double estimatedQueueMillis,
+    boolean exactIndex,
+    int indexEntries,
+    double cacheHitReliability) {}
