@@ -2,21 +2,23 @@ package io.github.kvroute.testkit.sim;
 
 /**
  * One block in one replica's prefix cache: pinned by {@link #refs} running sequences, or unpinned and
- * linked into the replica's LRU list (evictable). Not thread-safe.
+ * linked into the replica's LRU list (evictable). Also a link in the {@link BlockRegistry}'s list of
+ * the replicas holding the same hash. Not thread-safe.
  */
 final class CachedBlock {
-  final BlockRegistry.Entry entry;
+  final long hash;
   final int replica;
   int refs;
   CachedBlock prev;
   CachedBlock next;
+  CachedBlock nextHolder;
 
-  CachedBlock(BlockRegistry.Entry entry, int replica) {
-    this.entry = entry;
+  CachedBlock(long hash, int replica) {
+    this.hash = hash;
     this.replica = replica;
   }
 
   long hash() {
-    return entry.hash;
+    return hash;
   }
 }

@@ -127,6 +127,23 @@ final class KvCache {
     return hits;
   }
 
+  /**
+   * Tokens of {@code prompt} beyond its first {@code cached} that lie in blocks another replica holds
+   * right now: what a prefill here recomputes although it is cached elsewhere.
+   */
+  long heldElsewhere(PromptKey prompt, int cached) {
+    long sum = 0;
+    int promptTokens = prompt.tokenCount();
+    for (int i = cached / blockSize, n = prompt.blockCount(); i < n; i++) {
+      long lo = Math.max((long) i * blockSize, cached);
+      long hi = Math.min((long) (i + 1) * blockSize, promptTokens);
+      if (hi > lo && registry.heldElsewhere(prompt.blockHash(i), replica)) {
+        sum += hi - lo;
+      }
+    }
+    return sum;
+  }
+
   /** One more private block for a growing sequence; false when none can be freed. */
   boolean grow(Sequence s) {
     if (free == 0 && evictable == 0) {

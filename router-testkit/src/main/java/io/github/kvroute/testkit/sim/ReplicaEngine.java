@@ -1,10 +1,7 @@
 package io.github.kvroute.testkit.sim;
 
 import io.github.kvroute.api.OutcomeStatus;
-import io.github.kvroute.api.Priority;
-import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.ReplicaState;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,14 +40,11 @@ final class ReplicaEngine {
   final ReplicaModel model;
   final KvCache kv;
   final AdapterSlots adapters;
-  private final BlockRegistry registry;
   private final KvLog log;
   private final ReplicaHost host;
   private final int blockSize;
 
-  private final List<ArrayDeque<Sequence>> waiting = new ArrayList<>();
-  private int waitingCount;
-  private long waitingUncachedTokens;
+  private final WaitingQueue waiting = new WaitingQueue();
   private final ArrayList<Sequence> running = new ArrayList<>();
 
   private long epoch = 1;
@@ -73,16 +67,12 @@ final class ReplicaEngine {
     this.id = "replica-" + index;
     this.model = model;
     this.blockSize = blockSize;
-    this.registry = registry;
     this.host = host;
     this.log = kvEvents ? new KvLog(id) : null;
     this.kv = new KvCache(index, registry, blockSize, model.kvCapacityTokens(), model.kvWatermark(),
         log);
     kv.epoch(epoch);
     this.adapters = new AdapterSlots(model.maxResidentAdapters());
-    for (int i = 0; i < Priority.values().length; i++) {
-      waiting.add(new ArrayDeque<>());
-    }
   }
 
   /** A routed attempt reaches this replica now. */
@@ -106,29 +96,7 @@ final class ReplicaEngine {
   private void enqueue(Sequence s, boolean front) {
     int hold = s.tokensToHold();
     s.estimatedUncached = hold - kv.cachedTokens(kv.leadingHits(s.prompt), s.promptTokens, hold);
-    waitingUncachedTokens += s.estimatedUncached;
-    ArrayDeque<Sequence> q = waiting.get(s.request.request.priority().ordinal());
-    if (front) {
-      q.addFirst(s);
-    } else {
-      q.addLast(s);
-    }
-    waitingCount++;
-  }
-
-  private Sequence peekWaiting() {
-    for (ArrayDeque<Sequence> q : waiting) {
-      if (!q.isEmpty()) {
-        return q.peekFirst();
-      }
-    }
-    return null;
-  }
-
-  private void pollWaiting(Sequence s) {
-    waiting.get(s.request.request.priority().ordinal()).pollFirst();
-    waitingCount--;
-    waitingUncachedTokens -= s.estimatedUncached;
+    waiting.add(s, front);
   }
 
   private void wake() {
@@ -170,8 +138,8 @@ final class ReplicaEngine {
       }
     }
     if (participants == 0) {
-      if (waitingCount > 0) {
-        throw new IllegalStateException(id + ": " + waitingCount
+      if (!waiting.isEmpty()) {
+        throw new IllegalStateException(id + ": " + waiting.size()
             + " waiting requests cannot be admitted on an idle replica");
       }
       return;
@@ -191,8 +159,8 @@ final class ReplicaEngine {
 
   private double admit(long now) {
     double stall = 0;
-    while (waitingCount > 0 && running.size() < model.maxRunningSequences()) {
-      Sequence s = peekWaiting();
+    while (!waiting.isEmpty() && running.size() < model.maxRunningSequences()) {
+      Sequence s = waiting.peek();
       String adapter = s.request.request.adapter().orElse(null);
       if (adapter != null && !adapters.canLoad(adapter)) {
         break;
@@ -201,7 +169,7 @@ final class ReplicaEngine {
       if (hits < 0) {
         break;
       }
-      pollWaiting(s);
+      waiting.remove(s);
       if (adapter != null) {
         if (!adapters.isResident(adapter)) {
           adapters.load(adapter);
@@ -226,20 +194,7 @@ final class ReplicaEngine {
       s.firstAdmittedAtNanos = now;
       s.firstCachedTokens = cached;
     }
-    host.prefillStarted(s, cached, recomputedElsewhere(s.prompt, cached, s.promptTokens), first);
-  }
-
-  /** Prompt tokens this pass computes in blocks that another replica holds right now. */
-  private long recomputedElsewhere(PromptKey prompt, int cached, int promptTokens) {
-    long sum = 0;
-    for (int i = cached / blockSize, n = prompt.blockCount(); i < n; i++) {
-      long lo = Math.max((long) i * blockSize, cached);
-      long hi = Math.min((long) (i + 1) * blockSize, promptTokens);
-      if (hi > lo && registry.heldElsewhere(prompt.blockHash(i), index)) {
-        sum += hi - lo;
-      }
-    }
-    return sum;
+    host.prefillStarted(s, cached, kv.heldElsewhere(s.prompt, cached), first);
   }
 
   /** Gives every decoding sequence KV for its next token, preempting from the back when full. */
@@ -376,12 +331,7 @@ final class ReplicaEngine {
       release(s);
     }
     running.clear();
-    for (ArrayDeque<Sequence> q : waiting) {
-      all.addAll(q);
-      q.clear();
-    }
-    waitingCount = 0;
-    waitingUncachedTokens = 0;
+    waiting.drainTo(all);
     stepGeneration++;
     busy = false;
     flushKvEvents();
@@ -397,7 +347,7 @@ final class ReplicaEngine {
   }
 
   int waitingCount() {
-    return waitingCount;
+    return waiting.size();
   }
 
   int runningCount() {
@@ -406,7 +356,7 @@ final class ReplicaEngine {
 
   /** Prompt tokens still to prefill: waiting requests' uncached remainder plus prefills in progress. */
   long queuedPrefillTokens() {
-    long sum = waitingUncachedTokens;
+    long sum = waiting.uncachedTokens();
     for (int i = 0, n = running.size(); i < n; i++) {
       sum += running.get(i).prefillRemaining;
     }

@@ -137,9 +137,10 @@ final class SelfChecks {
     check(used == 0 && consistent, String.format(Locale.ROOT,
         "KV blocks: %d pinned or private at the end; free + cached = total on every replica: %s",
         used, consistent));
-    check(registry.holderCount() == cached, String.format(Locale.ROOT,
-        "block registry: %d holders = %d cached blocks over replicas", registry.holderCount(),
-        cached));
+    long walked = registry.walkHolders();
+    check(walked == cached && registry.holderCount() == cached, String.format(Locale.ROOT,
+        "block registry: %d holders (%d counted) = %d cached blocks over replicas", walked,
+        registry.holderCount(), cached));
   }
 
   private void check(boolean ok, String what) {

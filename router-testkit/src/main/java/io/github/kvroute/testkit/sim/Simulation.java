@@ -84,7 +84,7 @@ final class Simulation implements ReplicaHost {
     this.progress = progress;
     this.records = recordRequests ? new ArrayList<>() : null;
     this.metrics = new Measurements(scenario.replicas(), scenario.ttftSloMillis());
-    this.registry = new BlockRegistry(scenario.replicas());
+    this.registry = new BlockRegistry();
   }
 
   SimulationResult run() {

@@ -23,14 +23,18 @@ final class ThroughputBench {
     }
     Scenario s = b.build();
     SimulatorBench.run(s.toBuilder().requests(20_000).build(), policy);
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpu0 = threads.getCurrentThreadCpuTime();
     long t0 = System.nanoTime();
     SimulationResult r = SimulatorBench.run(s, policy);
     double seconds = (System.nanoTime() - t0) / 1e9;
+    double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
     System.out.println(SimulationResult.CSV_HEADER);
     System.out.println(r.csvRow());
     r.checks().forEach(System.out::println);
     System.out.printf(Locale.ROOT, "%s %s: %d requests in %.2f s wall = %.0f simulated requests/s"
-            + " (%.0f per minute), %.0f s simulated%n", name, policy, r.offered(), seconds,
-        r.offered() / seconds, r.offered() / seconds * 60, r.simulatedSeconds());
+            + " (%.0f per minute); %.2f s on-thread CPU = %.0f requests/s; %.0f s simulated%n", name,
+        policy, r.offered(), seconds, r.offered() / seconds, r.offered() / seconds * 60, cpuSeconds,
+        r.offered() / cpuSeconds, r.simulatedSeconds());
   }
 }
