@@ -51,7 +51,6 @@ final class ReplicaEngine {
   private ReplicaState state = ReplicaState.READY;
   private boolean busy;
   private long stepGeneration;
-  private final Runnable startStep = this::startStep;
 
   private long requestsReceived;
   private long preemptions;
@@ -99,10 +98,16 @@ final class ReplicaEngine {
     waiting.add(s, front);
   }
 
+  /** Starts a step now (as an event, after whatever else happens at this instant) if idle. */
   private void wake() {
     if (!busy && state == ReplicaState.READY) {
       busy = true;
-      host.schedule(host.now(), startStep);
+      long generation = stepGeneration;
+      host.schedule(host.now(), () -> {
+        if (generation == stepGeneration) {
+          startStep();
+        }
+      });
     }
   }
 
