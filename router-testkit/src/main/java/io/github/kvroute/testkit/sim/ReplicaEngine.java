@@ -28,6 +28,13 @@ import java.util.List;
  * A lone 1,000-token prompt on an idle replica with the defaults: one step of
  * {@code 8 + 0.06 x 1 + 20 + 0.035 x 1,000 = 63.06 ms}, then its first token.
  *
+ * <p><b>Decode runs.</b> A step that only decodes, with nothing waiting, is followed by identical
+ * steps until a sequence finishes or needs a new KV block, or a request arrives: nothing else can
+ * change the batch. Such a run of {@code k} steps is one event ending after {@code k} step durations
+ * (the same rounded duration each, so the step boundaries are exactly those of single steps). An
+ * arrival during the run cuts it at the end of the step in progress; a report during the run counts
+ * the steps already over. Crashes and the time limit drop the run like any step.
+ *
  * <p><b>Restart.</b> Every sequence fails (connection failed, retryable), the cache and adapters are
  * dropped, the epoch advances and the replica reports STARTING until its cold start is over. Requests
  * that reach it meanwhile, or that were routed to its previous epoch, fail the same way.
@@ -51,6 +58,10 @@ final class ReplicaEngine {
   private ReplicaState state = ReplicaState.READY;
   private boolean busy;
   private long stepGeneration;
+  /** The step or decode run in progress: start, duration of one step, number of steps. */
+  private long runStart;
+  private long runStepNanos;
+  private int runSteps;
 
   private long requestsReceived;
   private long preemptions;
@@ -89,7 +100,23 @@ final class ReplicaEngine {
     }
     s.enqueuedAtNanos = host.now();
     enqueue(s, false);
+    if (busy && runSteps > 1) {
+      cutRun(host.now());
+    }
     wake();
+  }
+
+  /** Ends the decode run in progress at the end of the step in progress at {@code now}. */
+  private void cutRun(long now) {
+    long elapsed = now - runStart;
+    int steps = (int) Math.max(1, (elapsed + runStepNanos - 1) / runStepNanos);
+    if (steps < runSteps) {
+      this.steps -= runSteps - steps;
+      busyNanos -= (runSteps - steps) * runStepNanos;
+      runSteps = steps;
+      long generation = ++stepGeneration;
+      host.schedule(runStart + steps * runStepNanos, () -> endStep(generation));
+    }
   }
 
   private void enqueue(Sequence s, boolean front) {
@@ -154,12 +181,31 @@ final class ReplicaEngine {
         + stallMillis;
     long generation = ++stepGeneration;
     long duration = Math.max(1, Math.round(ms * 1e6));
+    int run = starts == 0 && chunked == 0 && stallMillis == 0 && waiting.isEmpty()
+        ? decodeRunLength() : 1;
     busy = true;
-    steps++;
-    busyNanos += duration;
+    runStart = host.now();
+    runStepNanos = duration;
+    runSteps = run;
+    steps += run;
+    busyNanos += duration * run;
     prefillMillis += model.prefillOverheadMillis() * starts + model.prefillMillisPerToken() * chunked
         + stallMillis;
-    host.schedule(host.now() + duration, () -> endStep(generation));
+    host.schedule(runStart + duration * run, () -> endStep(generation));
+  }
+
+  /**
+   * Identical decode steps the batch can take from now: until the first sequence emits its last token
+   * or needs a KV block it does not hold (the first step's block is already there).
+   */
+  private int decodeRunLength() {
+    long run = Long.MAX_VALUE;
+    for (int i = 0, n = running.size(); i < n; i++) {
+      Sequence s = running.get(i);
+      run = Math.min(run, s.outputTokens - s.generated);
+      run = Math.min(run, (long) s.blocksHeld() * blockSize - s.tokensToHold() + 1);
+    }
+    return (int) Math.max(1, Math.min(run, Integer.MAX_VALUE));
   }
 
   private double admit(long now) {
@@ -241,6 +287,7 @@ final class ReplicaEngine {
     if (generation != stepGeneration) {
       return;
     }
+    int run = runSteps;
     long work = 0;
     int kept = 0;
     List<Sequence> finished = null;
@@ -261,9 +308,9 @@ final class ReplicaEngine {
         emitted = true;
       }
       if (emitted) {
-        s.generated++;
-        work++;
-        generatedTokens++;
+        s.generated += run;
+        work += run;
+        generatedTokens += run;
         if (s.firstTokenAtNanos < 0) {
           s.firstTokenAtNanos = host.now();
         }
@@ -279,7 +326,13 @@ final class ReplicaEngine {
       running.set(kept++, s);
     }
     running.subList(kept, running.size()).clear();
-    host.work(this, work);
+    if (run == 1) {
+      host.work(this, work, host.now());
+    } else {
+      for (int m = 1; m <= run; m++) {
+        host.work(this, work / run, runStart + m * runStepNanos);
+      }
+    }
     flushKvEvents();
     if (finished != null) {
       for (Sequence s : finished) {
@@ -368,12 +421,15 @@ final class ReplicaEngine {
     return sum;
   }
 
-  /** Output tokens the running sequences have still to generate. */
+  /** Output tokens the running sequences have still to generate (steps of a run already over count). */
   long outstandingDecodeTokens() {
     long sum = 0;
     for (int i = 0, n = running.size(); i < n; i++) {
       Sequence s = running.get(i);
       sum += s.outputTokens - s.generated;
+    }
+    if (busy && runSteps > 1) {
+      sum -= Math.min(runSteps - 1, (host.now() - runStart) / runStepNanos) * running.size();
     }
     return sum;
   }

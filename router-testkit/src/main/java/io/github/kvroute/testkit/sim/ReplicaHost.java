@@ -22,8 +22,8 @@ interface ReplicaHost {
   /** {@code s} ended without finishing; its blocks are released. */
   void failed(ReplicaEngine replica, Sequence s, OutcomeStatus status, String reason, boolean retryable);
 
-  /** The replica computed {@code tokens} tokens (prefill plus generated) in the step ending now. */
-  void work(ReplicaEngine replica, long tokens);
+  /** The replica computed {@code tokens} tokens (prefill plus generated) in a step ending at {@code atNanos}. */
+  void work(ReplicaEngine replica, long tokens, long atNanos);
 
   /** KV events the replica published now. */
   void kvEvents(ReplicaEngine replica, List<KvEvent> events);

@@ -324,8 +324,8 @@ final class Simulation implements ReplicaHost {
   }
 
   @Override
-  public void work(ReplicaEngine r, long tokens) {
-    metrics.work(r.index, events.read(), tokens);
+  public void work(ReplicaEngine r, long tokens, long atNanos) {
+    metrics.work(r.index, atNanos, tokens);
   }
 
   @Override
