@@ -24,7 +24,10 @@ import java.util.Set;
  * <p>Immutable and thread-safe.
  */
 public final class Scenario {
-  /** A replica crash at a moment of the run: in-flight work fails, the cache is lost, cold start. */
+  /**
+   * A replica crash at a moment of the run (virtual milliseconds from the start; replica index from
+   * 0): in-flight work fails, the cache is lost, a cold start follows. Immutable.
+   */
   public record Restart(long atMillis, int replica) {
     /** @throws IllegalArgumentException if a value is negative */
     public Restart {
@@ -192,7 +195,9 @@ public final class Scenario {
 
   /**
    * The runs this scenario stands for when it is a sweep: one per telemetry delay, named
-   * {@code name/d=250ms}; empty for an ordinary scenario.
+   * {@code name/d=250ms}; empty for an ordinary scenario. Each variant is this scenario with that
+   * delay, so other overrides made through {@link #toBuilder()} carry into every variant (and a
+   * telemetry delay set on this scenario is replaced by the sweep's).
    */
   public List<Scenario> variants() {
     ImmutableList.Builder<Scenario> out = ImmutableList.builder();
