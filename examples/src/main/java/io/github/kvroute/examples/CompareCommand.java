@@ -1,0 +1,317 @@
+package io.github.kvroute.examples;
+
+import io.github.kvroute.api.RoutingPolicyRegistry;
+import io.github.kvroute.testkit.sim.Scenario;
+import io.github.kvroute.testkit.sim.Scenarios;
+import io.github.kvroute.testkit.sim.SimulationResult;
+import io.github.kvroute.testkit.sim.Simulator;
+import io.github.kvroute.testkit.trace.AzureTrace;
+import io.github.kvroute.testkit.trace.MooncakeTrace;
+import io.github.kvroute.testkit.trace.TraceFormatException;
+import io.github.kvroute.testkit.trace.TraceSource;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvroute-sim compare}: every chosen policy on one scenario (or trace), as a table or CSV on
+ * stdout and a report with charts in {@code --out}.
+ */
+@Command(name = "compare", description = "Run policies side by side on a scenario or a trace.")
+final class CompareCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--scenario", paramLabel = "NAME",
+      description = "A named scenario (see `scenarios`); default: the first one.")
+  String scenario;
+
+  @Option(names = "--trace", paramLabel = "mooncake:PATH|azure:PATH",
+      description = "Replay a trace instead of a named scenario.")
+  String trace;
+
+  @Option(names = "--policies", paramLabel = "a,b|all", defaultValue = "all",
+      description = "Policies to compare (default: all registered).")
+  String policies;
+
+  @Option(names = "--replicas", paramLabel = "N") Integer replicas;
+  @Option(names = "--routers", paramLabel = "N") Integer routers;
+  @Option(names = "--seed", paramLabel = "S") Long seed;
+  @Option(names = "--requests", paramLabel = "N") Integer requests;
+  @Option(names = "--rate-scale", paramLabel = "X") Double rateScale;
+  @Option(names = "--slo-ttft-ms", paramLabel = "T") Double sloTtftMillis;
+  @Option(names = "--telemetry-interval-ms", paramLabel = "P") Long telemetryIntervalMillis;
+  @Option(names = "--telemetry-delay-ms", paramLabel = "D") Long telemetryDelayMillis;
+
+  @Option(names = "--format", paramLabel = "table|csv", defaultValue = "table",
+      description = "Stdout format (default: table).")
+  String format;
+
+  @Option(names = "--out", paramLabel = "DIR", defaultValue = "kvroute-report",
+      description = "Where report.html, charts and results.csv go (default: ./kvroute-report).")
+  Path out;
+
+  @Option(names = "--load-scales", paramLabel = "X,Y,...", defaultValue = "0.5,0.75,1,1.25,1.5",
+      description = "Offered-load multipliers for the goodput-vs-load chart; 'none' to skip.")
+  String loadScales;
+
+  @Option(names = "--no-report", description = "Print the table only; write no files.")
+  boolean noReport;
+
+  @Option(names = "--threads", paramLabel = "N",
+      description = "Simulations run in parallel (default: available processors).")
+  Integer threads;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!format.equals("table") && !format.equals("csv")) {
+      throw new UserError("--format: " + format + " (expected: table or csv)");
+    }
+    Scenario base = applyOverrides(resolveScenario());
+    List<String> names = resolvePolicies();
+    List<Double> scales = parseScales();
+    List<Scenario> sections = base.variants().isEmpty() ? List.of(base) : base.variants();
+
+    List<Job> jobs = new ArrayList<>();
+    for (int s = 0; s < sections.size(); s++) {
+      for (String policy : names) {
+        jobs.add(new Job(s, policy, 1.0, sections.get(s)));
+        for (double scale : scales) {
+          if (scale != 1.0) {
+            Scenario scaled = sections.get(s).toBuilder()
+                .rateScale(sections.get(s).rateScale() * scale).build();
+            jobs.add(new Job(s, policy, scale, scaled));
+          }
+        }
+      }
+    }
+    runAll(jobs);
+
+    PrintWriter stdout = spec.commandLine().getOut();
+    List<ReportWriter.Section> report = new ArrayList<>();
+    for (int s = 0; s < sections.size(); s++) {
+      List<SimulationResult> main = new ArrayList<>();
+      Map<String, List<double[]>> curves = new LinkedHashMap<>();
+      for (Job j : jobs) {
+        if (j.section != s) {
+          continue;
+        }
+        if (j.scale == 1.0) {
+          main.add(j.result);
+        }
+        if (!scales.isEmpty()) {
+          curves.computeIfAbsent(j.policy, k -> new ArrayList<>())
+              .add(new double[] {j.scale, j.result.goodputRps()});
+        }
+      }
+      curves.values().forEach(points -> points.sort((a, b) -> Double.compare(a[0], b[0])));
+      Scenario sc = sections.get(s);
+      if (format.equals("table")) {
+        stdout.println("== " + sc.name() + ": " + sc.description());
+        stdout.print(ResultTable.render(main));
+        stdout.println();
+      } else {
+        if (s == 0) {
+          stdout.println(SimulationResult.CSV_HEADER);
+        }
+        for (SimulationResult r : main) {
+          stdout.println(sections.size() == 1 ? r.csvRow()
+              : r.csvRow().replaceFirst("^[^,]*", r.policy() + "@" + sc.name()
+                  .substring(sc.name().indexOf('/') + 1)));
+        }
+      }
+      report.add(new ReportWriter.Section(sc.name(), sc.description(), main, curves));
+    }
+    stdout.flush();
+    if (!noReport) {
+      Path html = new ReportWriter(out).write(commandLine(), report);
+      spec.commandLine().getErr().println("kvroute-sim: report written to " + html.toAbsolutePath());
+    }
+    return 0;
+  }
+
+  private Scenario resolveScenario() {
+    if (scenario != null && trace != null) {
+      throw new UserError("--scenario and --trace: both given (expected: one of them)");
+    }
+    if (trace != null) {
+      return Scenarios.fromTrace(readTrace(trace));
+    }
+    if (scenario == null) {
+      return Scenarios.all().get(0);
+    }
+    return Scenarios.named(scenario).orElseThrow(() -> new UserError("--scenario: " + scenario
+        + " (expected: one of " + Scenarios.all().stream().map(Scenario::name).toList() + ")"));
+  }
+
+  private static TraceSource readTrace(String spec) {
+    int colon = spec.indexOf(':');
+    String kind = colon < 0 ? "" : spec.substring(0, colon);
+    if (colon < 0 || !(kind.equals("mooncake") || kind.equals("azure"))) {
+      throw new UserError("--trace: " + spec + " (expected: mooncake:PATH or azure:PATH)");
+    }
+    Path path = Path.of(spec.substring(colon + 1));
+    if (!Files.isRegularFile(path)) {
+      throw new UserError("--trace: " + path + ": no such file");
+    }
+    try {
+      return kind.equals("mooncake") ? MooncakeTrace.read(path) : AzureTrace.read(path);
+    } catch (TraceFormatException e) {
+      throw new UserError(e.getMessage());
+    } catch (NoSuchFileException e) {
+      throw new UserError("--trace: " + path + ": no such file");
+    } catch (IOException e) {
+      throw new UserError("--trace: " + path + ": " + e.getMessage());
+    }
+  }
+
+  private Scenario applyOverrides(Scenario s) {
+    Scenario.Builder b = s.toBuilder();
+    try {
+      if (replicas != null) {
+        b.replicas(replicas);
+      }
+      if (routers != null) {
+        b.routers(routers);
+      }
+      if (seed != null) {
+        b.seed(seed);
+      }
+      if (requests != null) {
+        b.requests(requests);
+      }
+      if (rateScale != null) {
+        b.rateScale(rateScale);
+      }
+      if (sloTtftMillis != null) {
+        b.ttftSloMillis(sloTtftMillis);
+      }
+      if (telemetryIntervalMillis != null) {
+        b.telemetryIntervalMillis(telemetryIntervalMillis);
+      }
+      if (telemetryDelayMillis != null) {
+        // an explicit delay replaces a scenario's delay sweep
+        b.telemetryDelayMillis(telemetryDelayMillis).telemetryDelaySweepMillis(List.of());
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new UserError(e.getMessage());
+    }
+  }
+
+  private List<String> resolvePolicies() {
+    RoutingPolicyRegistry registry = RoutingPolicyRegistry.defaultRegistry();
+    if (policies.equals("all")) {
+      return List.copyOf(registry.policyNames());
+    }
+    List<String> chosen = new ArrayList<>();
+    for (String p : policies.split(",")) {
+      String name = p.trim();
+      if (registry.provider(name).isEmpty()) {
+        throw new UserError("--policies: " + name + " (expected: 'all' or names from "
+            + registry.policyNames() + ")");
+      }
+      if (!chosen.contains(name)) {
+        chosen.add(name);
+      }
+    }
+    if (chosen.isEmpty()) {
+      throw new UserError("--policies: " + policies + " (expected: at least one policy)");
+    }
+    return chosen;
+  }
+
+  private List<Double> parseScales() {
+    if (loadScales.equals("none")) {
+      return List.of();
+    }
+    List<Double> scales = new ArrayList<>();
+    for (String part : loadScales.split(",")) {
+      try {
+        double v = Double.parseDouble(part.trim());
+        if (v > 0 && Double.isFinite(v)) {
+          scales.add(v);
+          continue;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new UserError("--load-scales: " + part + " (expected: positive numbers, or 'none')");
+    }
+    if (!scales.contains(1.0)) {
+      scales.add(1.0);
+    }
+    return scales;
+  }
+
+  private void runAll(List<Job> jobs) throws InterruptedException {
+    int n = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
+    PrintStream err = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
+    ProgressBar bar = new ProgressBar(err, jobs.size());
+    Simulator simulator = Simulator.create();
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int i = 0; i < jobs.size(); i++) {
+        int run = i;
+        Job j = jobs.get(i);
+        futures.add(pool.submit(() -> {
+          j.result = simulator.run(j.scenario, j.policy, Map.of(),
+              (done, total) -> bar.update(run, total == 0 ? 1 : (double) done / total, j.policy));
+          bar.update(run, 1, j.policy);
+        }));
+      }
+      for (Future<?> f : futures) {
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof IllegalArgumentException) {
+            throw new UserError(cause.getMessage());
+          }
+          throw new IllegalStateException("simulation failed: " + cause, cause);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+      bar.finish();
+    }
+  }
+
+  private String commandLine() {
+    List<String> args = spec.commandLine().getParseResult().originalArgs();
+    return "./kvroute-sim " + String.join(" ", args);
+  }
+
+  /** One simulation to run. */
+  private static final class Job {
+    final int section;
+    final String policy;
+    final double scale;
+    final Scenario scenario;
+    volatile SimulationResult result;
+
+    Job(int section, String policy, double scale, Scenario scenario) {
+      this.section = section;
+      this.policy = policy;
+      this.scale = scale;
+      this.scenario = scenario;
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.github.kvroute.examples;
+
+import io.github.kvroute.testkit.sim.Scenario;
+import io.github.kvroute.testkit.sim.Scenarios;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code kvroute-sim scenarios}: the named scenarios with a one-line description each. */
+@Command(name = "scenarios", description = "List the named scenarios, one per line with a description.")
+final class ScenariosCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    int width = Scenarios.all().stream().mapToInt(s -> s.name().length()).max().orElse(10);
+    for (Scenario s : Scenarios.all()) {
+      out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
+    }
+    out.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,143 @@
+package io.github.kvroute.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.kvroute.api.RoutingPolicyRegistry;
+import io.github.kvroute.testkit.sim.Scenarios;
+import io.github.kvroute.testkit.sim.SimulationResult;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** The command line as a user meets it: outputs, files, and one-line errors with exit code 2. */
+class KvrouteSimTest {
+  @TempDir
+  Path dir;
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream progress = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(progress, true, StandardCharsets.UTF_8));
+    try {
+      CommandLine cli = KvrouteSim.commandLine();
+      cli.setOut(new PrintWriter(out, true));
+      cli.setErr(new PrintWriter(err, true));
+      int exit = cli.execute(args);
+      return new Run(exit, out.toString(), err.toString());
+    } finally {
+      System.setErr(oldErr);
+    }
+  }
+
+  @Test
+  void policiesListsEveryRegisteredPolicyOnePerLine() {
+    Run r = run("policies");
+
+    assertThat(r.exit()).isZero();
+    assertThat(r.out().lines().toList())
+        .containsExactlyElementsOf(RoutingPolicyRegistry.defaultRegistry().policyNames())
+        .contains("hybrid-cost", "round-robin", "cache-aware", "fewest-waiting");
+  }
+
+  @Test
+  void scenariosListsEveryNamedScenarioWithADescription() {
+    Run r = run("scenarios");
+
+    assertThat(r.exit()).isZero();
+    List<String> lines = r.out().lines().toList();
+    assertThat(lines).hasSize(Scenarios.all().size());
+    for (int i = 0; i < lines.size(); i++) {
+      assertThat(lines.get(i)).startsWith(Scenarios.all().get(i).name() + " ")
+          .contains(Scenarios.all().get(i).description());
+    }
+  }
+
+  @Test
+  void compareWritesCsvInTheFixedColumnOrder_andTheReport() throws IOException {
+    Path out = dir.resolve("report");
+    Run r = run("compare", "--scenario", "mixed-sizes", "--policies", "round-robin,hybrid-cost",
+        "--requests", "300", "--load-scales", "0.5,1", "--format", "csv", "--out", out.toString());
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    List<String> lines = r.out().lines().toList();
+    assertThat(lines.get(0)).isEqualTo(SimulationResult.CSV_HEADER);
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(1)).startsWith("round-robin,300,");
+    assertThat(lines.get(2)).startsWith("hybrid-cost,300,");
+    assertThat(Files.readAllLines(out.resolve("results.csv"))).isEqualTo(lines);
+    for (String file : List.of("report.html", "ttft-cdf.png", "goodput-vs-load.png",
+        "hit-ratio.png", "work-round-robin.png", "work-hybrid-cost.png")) {
+      assertThat(out.resolve(file)).isNotEmptyFile();
+    }
+    assertThat(Files.readString(out.resolve("report.html"))).contains("ttft-cdf.png")
+        .contains("hybrid-cost").contains("--policies round-robin,hybrid-cost");
+  }
+
+  @Test
+  void theSameSeedGivesTheSameCsv_exceptTheWallClockColumns() {
+    String[] args = {"compare", "--scenario", "hot-prefix", "--policies", "hybrid-cost,round-robin",
+        "--requests", "400", "--format", "csv", "--no-report", "--load-scales", "none"};
+    List<String> first = withoutWallClock(run(args).out());
+    List<String> second = withoutWallClock(run(args).out());
+    String[] other = Arrays.copyOf(args, args.length + 2);
+    other[args.length] = "--seed";
+    other[args.length + 1] = "7";
+
+    assertThat(first).isEqualTo(second);
+    assertThat(withoutWallClock(run(other).out())).isNotEqualTo(first);
+  }
+
+  private static List<String> withoutWallClock(String csv) {
+    return csv.lines().map(l -> l.substring(0, l.lastIndexOf(',', l.lastIndexOf(',') - 1))).toList();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "compare --policies nope --no-report | --policies: nope (expected:",
+      "compare --scenario nope --no-report | --scenario: nope (expected: one of",
+      "compare --format xml --no-report | --format: xml (expected: table or csv)",
+      "compare --trace nowhere:x --no-report | --trace: nowhere:x (expected: mooncake:PATH or azure:PATH)",
+      "compare --trace mooncake:/no/such/file.jsonl --no-report | no such file",
+      "compare --replicas 0 --no-report | replicas: 0 (expected:",
+      "compare --load-scales 0,x --no-report | --load-scales: 0 (expected:",
+      "compare --requests many | Invalid value for option '--requests'",
+      "nonsense | Unmatched argument",
+  })
+  void badArgumentsAreOneClearLineAndExitCode2(String args, String expected) {
+    Run r = run(args.trim().split(" "));
+
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains(expected).startsWith("kvroute-sim: ");
+    assertThat(r.err().lines().count()).as(r.err()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void aMalformedTraceLineIsReportedWithFileAndLine() throws IOException {
+    Path trace = dir.resolve("bad.jsonl");
+    Files.writeString(trace, "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5,"
+        + " \"hash_ids\": [1, 2]}\n{\"timestamp\": 1, \"input_length\": 600}\n");
+
+    Run r = run("compare", "--trace", "mooncake:" + trace, "--no-report");
+
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).startsWith("kvroute-sim: ").contains("bad.jsonl:2:");
+    assertThat(r.err().lines().count()).isEqualTo(1);
+  }
+}
