@@ -311,8 +311,7 @@ final class PrefixIndex {
   private void touch(int slot, long key) {
     SlotLru lru = lrus[slot];
     long t = ++tick;
-    if (lru.contains(key)) {
-      lru.touch(key, t);
+    if (lru.touchIfPresent(key, t)) {
       return;
     }
     boolean newBlock = table.get(key) == null;

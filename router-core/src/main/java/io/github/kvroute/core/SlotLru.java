@@ -39,6 +39,20 @@ final class SlotLru {
     return e < 0 ? -1 : ticks[e];
   }
 
+  /** Marks {@code key} most recently used at {@code tick} if held (one probe); returns whether it was. */
+  boolean touchIfPresent(long key, long tick) {
+    int e = find(key);
+    if (e < 0) {
+      return false;
+    }
+    ticks[e] = tick;
+    if (e != head) {
+      unlink(e);
+      linkHead(e);
+    }
+    return true;
+  }
+
   /** Marks {@code key} most recently used at {@code tick}; returns true if it was not held before. */
   boolean touch(long key, long tick) {
     int e = find(key);
