@@ -71,6 +71,11 @@ final class CompareCommand implements Callable<Integer> {
       description = "Offered-load multipliers for the goodput-vs-load chart; 'none' to skip.")
   String loadScales;
 
+  @Option(names = "--option", paramLabel = "POLICY.KEY=VALUE",
+      description = "A policy option, e.g. hybrid-cost.risk_weight=2 or "
+          + "cache-aware.cache_threshold=0.5 (repeatable).")
+  List<String> options = new ArrayList<>();
+
   @Option(names = "--no-report", description = "Print the table only; write no files.")
   boolean noReport;
 
@@ -85,6 +90,7 @@ final class CompareCommand implements Callable<Integer> {
     }
     Scenario base = applyOverrides(resolveScenario());
     List<String> names = resolvePolicies();
+    Map<String, Map<String, String>> configs = parseOptions(names);
     List<Double> scales = parseScales();
     List<Scenario> sections = base.variants().isEmpty() ? List.of(base) : base.variants();
 
@@ -101,7 +107,7 @@ final class CompareCommand implements Callable<Integer> {
         }
       }
     }
-    runAll(jobs);
+    runAll(jobs, configs);
 
     PrintWriter stdout = spec.commandLine().getOut();
     List<ReportWriter.Section> report = new ArrayList<>();
@@ -260,7 +266,27 @@ final class CompareCommand implements Callable<Integer> {
     return scales;
   }
 
-  private void runAll(List<Job> jobs) throws InterruptedException {
+  /** {@code --option} values grouped by policy; each must name a policy being compared. */
+  private Map<String, Map<String, String>> parseOptions(List<String> names) {
+    Map<String, Map<String, String>> configs = new LinkedHashMap<>();
+    for (String option : options) {
+      int eq = option.indexOf('=');
+      int dot = option.indexOf('.');
+      if (eq < 0 || dot < 0 || dot > eq) {
+        throw new UserError("--option: " + option + " (expected: POLICY.KEY=VALUE)");
+      }
+      String policy = option.substring(0, dot);
+      if (!names.contains(policy)) {
+        throw new UserError("--option: " + option + " (expected: a policy among " + names + ")");
+      }
+      configs.computeIfAbsent(policy, k -> new LinkedHashMap<>())
+          .put(option.substring(dot + 1, eq), option.substring(eq + 1));
+    }
+    return configs;
+  }
+
+  private void runAll(List<Job> jobs, Map<String, Map<String, String>> configs)
+      throws InterruptedException {
     int n = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
     PrintStream err = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
     ProgressBar bar = new ProgressBar(err, jobs.size());
@@ -272,7 +298,7 @@ final class CompareCommand implements Callable<Integer> {
         int run = i;
         Job j = jobs.get(i);
         futures.add(pool.submit(() -> {
-          j.result = simulator.run(j.scenario, j.policy, Map.of(),
+          j.result = simulator.run(j.scenario, j.policy, configs.getOrDefault(j.policy, Map.of()),
               (done, total) -> bar.update(run, total == 0 ? 1 : (double) done / total, j.policy));
           bar.update(run, 1, j.policy);
         }));

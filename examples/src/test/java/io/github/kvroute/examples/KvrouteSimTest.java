@@ -117,6 +117,9 @@ class KvrouteSimTest {
       "compare --replicas 0 --no-report | replicas: 0 (expected:",
       "compare --load-scales 0,x --no-report | --load-scales: 0 (expected:",
       "compare --requests many | Invalid value for option '--requests'",
+      "compare --policies round-robin --option hybrid-cost.risk_weight=2 | --option: hybrid-cost.risk_weight=2 (expected: a policy among",
+      "compare --policies hybrid-cost --option risk_weight | --option: risk_weight (expected: POLICY.KEY=VALUE)",
+      "compare --policies hybrid-cost --option hybrid-cost.risk_weight=900 --no-report | risk_weight: 900 (expected: a number in [0, 100])",
       "nonsense | Unmatched argument",
   })
   void badArgumentsAreOneClearLineAndExitCode2(String args, String expected) {

@@ -82,7 +82,11 @@ public interface CandidateView {
   /** Free KV capacity in tokens after this router's sends since the report, when known. */
   OptionalLong freeKvTokens();
 
-  /** Estimated arrival rate at this replica from traffic this router does not see (other routers). */
+  /**
+   * Estimated arrival rate at this replica of traffic this router neither sees nor already accounts
+   * for in {@link #estimatedQueueMillis()}: other routers' sends beyond those that move with this
+   * router's own (which the queue estimate already counts). The staleness risk prices it.
+   */
   double unseenArrivalsPerSecond();
 
   /** Mean predicted cost of recent requests, the unit of the staleness risk. */

@@ -223,7 +223,10 @@ final class DecisionPipeline {
       v.freeKvTokens = -1;
       v.kvUtilization = -1;
     }
-    v.unseenArrivalsPerSecond = fleet.unseenRatePerSecond(entry, r.ownRatePerSecond);
+    // the replay already counts the peers' traffic that moves with this router's own; the risk is in
+    // the rest
+    v.unseenArrivalsPerSecond = Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond)
+        - entry.ledger.peers() * r.ownRatePerSecond);
     v.meanRequestCostMillis = meanWorkMillis();
     v.cacheHitReliability = entry.calibration.reliability();
   }

@@ -9,7 +9,16 @@ package io.github.kvroute.core;
  * it sent after {@code T}, so it replays them onto the reported queue as a single server working at one
  * millisecond per millisecond: {@code q <- max(0, q - (t_k - t_{k-1})) + w_k} for each send {@code k},
  * then drains to now. This removes most of the {@code λ·d} staleness error for the traffic this router
- * sees; the risk term prices the rest. A report without queue fields is not trusted to have absorbed
+ * sees.
+ *
+ * <p>Other routers are not independent noise: they run the same kind of policy on the same (equally
+ * stale) reports, so when this router sends a replica work, its peers are sending it work too. Each of
+ * this router's sends therefore counts {@code 1 + peers} times in the replay, where {@code peers} is
+ * the other routers' traffic relative to this one's (configured, or measured from the replicas'
+ * received-requests counters). Without it, N routers each see only their own share of a queue and
+ * all pile onto whichever replica a stale report showed idle, then all leave it: load rotates around
+ * the fleet. With it, each router backs off as fast as the fleet fills the replica. A report without
+ * queue fields is not trusted to have absorbed
  * the router's earlier sends: then nothing is dropped from the books and the queue is estimated from
  * this router's in-flight work alone.
  *
@@ -30,6 +39,10 @@ final class DispatchLedger {
   private double queueAtLast;
   private long lastNanos;
   private long dispatchedTotal;
+  /** Dispatch times of the latest sends (a ring indexed by the send count), to count sends by a time. */
+  private final long[] sendTimes = new long[1024];
+  /** How many times each own send counts in the replay: {@code 1 + peers}. */
+  private double sendWeight = 1.0;
   private final RateEstimator ownRate = new RateEstimator(10.0);
 
   /** What a view needs, copied out under the lock. */
@@ -84,13 +97,28 @@ final class DispatchLedger {
       head = lease;
     }
     if (lease == tail) {
-      queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis;
+      queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis * sendWeight;
       lastNanos = Math.max(lastNanos, t);
     } else {
       replay();
     }
     ownRate.record(t);
+    sendTimes[(int) (dispatchedTotal % sendTimes.length)] = t;
     dispatchedTotal++;
+  }
+
+  /**
+   * This router's sends to the replica dispatched at or before {@code nanos}: the count to compare
+   * with a report observed then (sends after it are not in the replica's counter yet). Exact while the
+   * sends since {@code nanos} fit in the ring (1,024); beyond that, an upper bound.
+   */
+  synchronized long sentBy(long nanos) {
+    long count = dispatchedTotal;
+    long oldest = Math.max(0, dispatchedTotal - sendTimes.length);
+    while (count > oldest && sendTimes[(int) ((count - 1) % sendTimes.length)] > nanos) {
+      count--;
+    }
+    return count;
   }
 
   /** A disaggregated attempt decodes here: it holds a slot and KV, but adds no prefill work. */
@@ -125,8 +153,10 @@ final class DispatchLedger {
    * A report observed at {@code observedAtNanos} arrived. With a queue reading, sends it already
    * reflects are dropped from the replay; without one ({@code NaN}), everything stays.
    */
-  synchronized void onReport(long observedAtNanos, double reportedQueueMillis) {
+  synchronized void onReport(long observedAtNanos, double reportedQueueMillis, double peers) {
+    this.sendWeight = 1.0 + Math.max(0, peers);
     if (Double.isNaN(reportedQueueMillis)) {
+      replay();
       return;
     }
     while (head != null && head.dispatchedAtNanos <= observedAtNanos) {
@@ -177,11 +207,20 @@ final class DispatchLedger {
     double q = baseQueueMillis;
     long t = baseAtNanos;
     for (Lease l = head; l != null; l = l.next) {
-      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + l.workMillis;
+      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + l.workMillis * sendWeight;
       t = Math.max(t, l.dispatchedAtNanos);
     }
     queueAtLast = q;
     lastNanos = t;
+  }
+
+  /** The peers factor of the latest report: other routers' traffic relative to this one's. */
+  synchronized double peers() {
+    return sendWeight - 1.0;
+  }
+
+  synchronized double ownRatePerSecond(long nowNanos) {
+    return ownRate.perSecond(nowNanos);
   }
 
   private static double millis(long nanos) {

@@ -37,6 +37,8 @@ final class Fleet {
     void lost(ReplicaEntry entry, long epoch);
   }
 
+  static final double PEER_NOISE_FLOOR = 0.2;
+
   private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
   private final Cache<String, Long> removedEpochs;
   private volatile ReplicaEntry[] members = new ReplicaEntry[0];
@@ -89,7 +91,32 @@ final class Fleet {
   /** Unseen (other routers') arrival rate at {@code entry}. */
   double unseenRatePerSecond(ReplicaEntry entry, double ownRatePerSecond) {
     double fromCounter = entry.unseenRatePerSecond;
-    return Double.isNaN(fromCounter) ? ownRatePerSecond * peerRouters : fromCounter;
+    return Double.isNaN(fromCounter) ? ownRatePerSecond * Math.max(0, peerRouters)
+        : Math.max(0, fromCounter);
+  }
+
+  /**
+   * Other routers' traffic relative to this one's: the configured peer count when the host set one
+   * (it usually knows how many gateway instances it runs), or else the fleet's unseen arrival rate over
+   * this router's own rate, measured from the replicas' received-requests counters. A measured ratio
+   * below {@value #PEER_NOISE_FLOOR} is taken as 0: a counter read a moment before or after a send
+   * makes a lone router look shared by a few percent. Capped at 16; 0 when nothing can be measured.
+   */
+  double peers(long nowNanos) {
+    if (peerRouters >= 0) {
+      return peerRouters;
+    }
+    double unseen = 0;
+    double own = 0;
+    for (ReplicaEntry e : members) {
+      double u = e.unseenRatePerSecond;
+      if (!Double.isNaN(u)) {
+        unseen += u;
+        own += e.ledger.ownRatePerSecond(nowNanos);
+      }
+    }
+    double ratio = own > 0 ? Math.min(16, unseen / own) : 0;
+    return ratio < PEER_NOISE_FLOOR ? 0 : ratio;
   }
 
   UpdateResult onSnapshot(ReplicaSnapshot s) {
@@ -125,7 +152,7 @@ final class Fleet {
         entry.indexGeneration = index.reset(entry.slot);
       }
       updateUnseenRate(entry, s, observedAt);
-      entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s));
+      entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s), peers(observedAt));
       updateCapacity(entry, s);
       if (s.state() == ReplicaState.STOPPED && previous != ReplicaState.STOPPED) {
         index.reset(entry.slot);
@@ -310,11 +337,13 @@ final class Fleet {
       return;
     }
     long received = s.requestsReceivedTotal().getAsLong();
-    long own = entry.ledger.dispatchedTotal();
+    long own = entry.ledger.sentBy(observedAt);
     if (entry.previousReceivedTotal >= 0 && observedAt > entry.previousObservedAtNanos
         && received >= entry.previousReceivedTotal) {
       double seconds = (observedAt - entry.previousObservedAtNanos) / 1e9;
-      double sample = Math.max(0, (received - entry.previousReceivedTotal)
+      // signed samples, averaged, clamped only when read: clamping each sample would turn noise
+      // into phantom peers
+      double sample = ((received - entry.previousReceivedTotal)
           - (own - entry.previousOwnTotal)) / seconds;
       double old = entry.unseenRatePerSecond;
       entry.unseenRatePerSecond = Double.isNaN(old) ? sample : old + 0.3 * (sample - old);

@@ -269,7 +269,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private RouterListener listener;
     private List<TelemetrySource> telemetrySources = List.of();
     private Duration leaseTimeout = Duration.ofMinutes(10);
-    private int peerRouters;
+    private int peerRouters = -1;
     private BreakerConfig breakerConfig = BreakerConfig.defaults();
     private int indexWriteBufferLimit = 1 << 16;
     private final Set<String> set = new HashSet<>();
@@ -398,8 +398,10 @@ public final class Router implements TelemetrySink, AutoCloseable {
     }
 
     /**
-     * Other routers sending to the same fleet whose traffic this one cannot see, for the staleness
-     * risk when replicas do not report a received-requests counter. Default 0.
+     * How many other routers send to the same fleet (gateway instances beside this one). Their traffic
+     * is invisible to this router: it assumes each of them sends like itself when it replays its sends
+     * onto stale reports, and prices the rest as staleness risk. Unset (the default), the router
+     * measures it from the replicas' received-requests counters when they report one, else assumes 0.
      */
     public Builder peerRouters(int count) {
       once("peerRouters");

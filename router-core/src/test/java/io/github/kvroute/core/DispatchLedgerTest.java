@@ -40,7 +40,7 @@ class DispatchLedgerTest {
 
   @Test
   void sendsAfterTheReportAreReplayedOntoItsQueueAndDrainedToNow() {
-    ledger.onReport(0, 100);
+    ledger.onReport(0, 100, 0);
     send(10, 50);
     send(30, 20);
 
@@ -57,7 +57,7 @@ class DispatchLedgerTest {
 
   @Test
   void anIdleGapEmptiesTheQueueBeforeTheNextSend() {
-    ledger.onReport(0, 10);
+    ledger.onReport(0, 10, 0);
     send(50, 30);
 
     assertThat(read(50).queueMillis).isCloseTo(30, EXACT);
@@ -65,11 +65,11 @@ class DispatchLedgerTest {
 
   @Test
   void aNewReportDropsTheSendsItAlreadyReflects_andReplaysTheRest() {
-    ledger.onReport(0, 100);
+    ledger.onReport(0, 100, 0);
     send(10, 50);
     send(30, 20);
 
-    ledger.onReport(20 * MS, 80);
+    ledger.onReport(20 * MS, 80, 0);
 
     // the send at 10 ms is in the report; the one at 30 ms is not: 80 -> 70 + 20 = 90 at 30 ms
     DispatchLedger.Reading r = read(100);
@@ -81,14 +81,14 @@ class DispatchLedgerTest {
 
   @Test
   void sendsBookedOutOfTimeOrderAreReplayedInTimeOrder_andAReportDropsExactlyThoseItSaw() {
-    ledger.onReport(0, 100);
+    ledger.onReport(0, 100, 0);
     send(30, 20);
     send(10, 50);
 
     // the same queue as when the sends arrive in order: 140 at 30 ms
     assertThat(read(30).queueMillis).isCloseTo(140, EXACT);
 
-    ledger.onReport(20 * MS, 80);
+    ledger.onReport(20 * MS, 80, 0);
 
     DispatchLedger.Reading r = read(100);
     assertThat(r.sinceCount).as("only the send at 30 ms is after the report").isEqualTo(1);
@@ -97,12 +97,12 @@ class DispatchLedgerTest {
 
   @Test
   void aReportWithoutQueueFieldsKeepsEverything() {
-    ledger.onReport(0, 100);
+    ledger.onReport(0, 100, 0);
     send(10, 50);
     send(30, 20);
     double before = read(100).queueMillis;
 
-    ledger.onReport(50 * MS, Double.NaN);
+    ledger.onReport(50 * MS, Double.NaN, 0);
 
     DispatchLedger.Reading r = read(100);
     assertThat(r.sinceCount).isEqualTo(2);
@@ -111,7 +111,7 @@ class DispatchLedgerTest {
 
   @Test
   void releasingASendReplaysTheQueueWithoutIt() {
-    ledger.onReport(0, 100);
+    ledger.onReport(0, 100, 0);
     Lease first = send(10, 50);
     send(30, 20);
 
@@ -127,9 +127,9 @@ class DispatchLedgerTest {
 
   @Test
   void releaseIsIdempotent_andAReflectedSendOnlyLeavesTheInFlightBooks() {
-    ledger.onReport(0, 0);
+    ledger.onReport(0, 0, 0);
     Lease l = send(10, 50);
-    ledger.onReport(20 * MS, 45);
+    ledger.onReport(20 * MS, 45, 0);
 
     ledger.release(l);
     ledger.release(l);
@@ -142,7 +142,7 @@ class DispatchLedgerTest {
 
   @Test
   void resetForgetsTheReplayButInFlightIsReleasedByTheCaller() {
-    ledger.onReport(0, 100);
+    ledger.onReport(0, 100, 0);
     Lease l = send(10, 50);
 
     ledger.reset();
@@ -157,7 +157,7 @@ class DispatchLedgerTest {
 
   @Test
   void decodeHoldsCountInFlightButAddNoQueue() {
-    ledger.onReport(0, 0);
+    ledger.onReport(0, 0, 0);
     Lease l = new Lease(new RequestRef("pd", 1), null, 0, null, 0, 500, 50, 0, 0, 40);
 
     ledger.holdDecode(l);

@@ -25,7 +25,8 @@ class UnseenTrafficTest {
   @Test
   void receivedCounterGrowthBeyondOurOwnSendsIsOtherRoutersTraffic() {
     RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
-    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    // the host says it runs no other router: all counter growth beyond ours is unexplained, i.e. risk
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).peerRouters(0).build();
     router.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).requestsReceivedTotal(100).build());
     view(router, policy);
     view(router, policy);
@@ -60,29 +61,49 @@ class UnseenTrafficTest {
   }
 
   @Test
-  void withoutACounterPeerRoutersAreAssumedToSendAsMuchAsThisOne() {
-    RecordingPolicy one = new RecordingPolicy(new LeastEstimatePolicy());
-    RecordingPolicy three = new RecordingPolicy(new LeastEstimatePolicy());
-    Router withOnePeer = Router.newBuilder().policy(one).ticker(ticker).peerRouters(1).build();
-    Router withThreePeers = Router.newBuilder().policy(three).ticker(ticker).peerRouters(3).build();
-    for (Router r : new Router[] {withOnePeer, withThreePeers}) {
-      r.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).build());
+  void configuredPeersAreAssumedToSendLikeThisRouter_inTheReplayedQueue_notAsRisk() {
+    double[] queues = new double[3];
+    double[] unseen = new double[3];
+    int[] peers = {0, 1, 3};
+    for (int i = 0; i < 3; i++) {
+      RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+      Router router =
+          Router.newBuilder().policy(policy).ticker(ticker).peerRouters(peers[i]).build();
+      router.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).build());
+      view(router, policy);
+      CandidateView v = view(router, policy);
+      queues[i] = v.estimatedQueueMillis();
+      unseen[i] = v.unseenArrivalsPerSecond();
     }
 
-    CandidateView a = null;
-    CandidateView b = null;
-    for (int i = 0; i < 20; i++) {
-      ticker.advanceMillis(100);
-      a = view(withOnePeer, one);
-      b = view(withThreePeers, three);
-    }
-    RecordingPolicy lonely = new RecordingPolicy(new LeastEstimatePolicy());
-    Router solo = Router.newBuilder().policy(lonely).ticker(ticker).build();
-    solo.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).build());
+    assertThat(queues[0]).as("one send of ours before this decision").isPositive();
+    assertThat(queues[1]).isCloseTo(2 * queues[0], within(1e-9));
+    assertThat(queues[2]).isCloseTo(4 * queues[0], within(1e-9));
+    assertThat(unseen).as("nothing left unexplained").containsOnly(0.0);
+  }
 
-    assertThat(a.unseenArrivalsPerSecond()).isPositive();
-    assertThat(b.unseenArrivalsPerSecond()).isCloseTo(3 * a.unseenArrivalsPerSecond(), within(1e-9));
-    assertThat(view(solo, lonely).unseenArrivalsPerSecond()).as("no peers").isZero();
+  @Test
+  void unsetPeersAreMeasuredFromTheCounters_andThenCountInTheReplay() {
+    RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    long received = 0;
+    router.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).requestsReceivedTotal(0)
+        .observedAtNanos(ticker.read()).build());
+    for (int second = 0; second < 30; second++) {
+      for (int i = 0; i < 4; i++) {
+        ticker.advanceMillis(250);
+        view(router, policy);
+        received += 3; // ours plus two peers' sends
+        router.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).requestsReceivedTotal(received)
+            .observedAtNanos(ticker.read()).build());
+      }
+    }
+
+    assertThat(router.fleet().peers(ticker.read())).isCloseTo(2.0, within(0.2));
+    view(router, policy); // one 1,000-token send after the last report: 20 + 0.035 x 1,000 = 55 ms
+    CandidateView v = view(router, policy);
+    assertThat(v.estimatedQueueMillis()).as("counted 1 + peers times").isCloseTo(3 * 55, within(11.0));
+    assertThat(v.unseenArrivalsPerSecond()).as("explained by the peers").isCloseTo(0, within(0.5));
   }
 
   @Test
