@@ -64,6 +64,16 @@ public interface CandidateView {
   /** Leading prompt tokens the router believes the replica holds. */
   int matchedTokens();
 
+  /** Prompt blocks the router believes the replica's prefix cache holds now (all prompts). */
+  long cachedBlocks();
+
+  /**
+   * How many blocks the router believes the replica's prefix cache can hold: its reported KV capacity
+   * (or the router's default), as the index mirrors it. A placement whose new blocks do not fit evicts
+   * the least recently used ones.
+   */
+  long cacheCapacityBlocks();
+
   /** Prefill cost per missing token on this replica (reported, calibrated or default). */
   double prefillMillisPerToken();
 
@@ -88,6 +98,14 @@ public interface CandidateView {
    * router's own (which the queue estimate already counts). The staleness risk prices it.
    */
   double unseenArrivalsPerSecond();
+
+  /**
+   * Estimated arrival rate at this replica from all routers: this router's own recent rate, times
+   * {@code 1 + peers} (other routers sending like this one), plus the unexplained rest of other routers'
+   * traffic ({@link #unseenArrivalsPerSecond()}). Times {@link #meanRequestCostMillis()} / 1000, it
+   * estimates the replica's utilisation.
+   */
+  double arrivalsPerSecond();
 
   /** Mean predicted cost of recent requests, the unit of the staleness risk. */
   double meanRequestCostMillis();
@@ -120,6 +138,8 @@ public interface CandidateView {
     long estimatedOutstandingTokens;
     int matchedBlocks;
     int matchedTokens;
+    long cachedBlocks;
+    long cacheCapacityBlocks = Long.MAX_VALUE;
     double prefillMillisPerToken = 0.035;
     double prefillOverheadMillis = 20;
     double adapterLoadMillis;
@@ -127,6 +147,7 @@ public interface CandidateView {
     OptionalDouble kvUtilization = OptionalDouble.empty();
     OptionalLong freeKvTokens = OptionalLong.empty();
     double unseenArrivalsPerSecond;
+    double arrivalsPerSecond;
     double meanRequestCostMillis;
     double cacheHitReliability = 1.0;
 
@@ -200,6 +221,13 @@ public interface CandidateView {
       return this;
     }
 
+    /** Blocks the prefix cache is believed to hold, and its capacity in blocks. */
+    public Builder cache(long cachedBlocks, long capacityBlocks) {
+      this.cachedBlocks = Checks.atLeast(cachedBlocks, 0L, "cachedBlocks");
+      this.cacheCapacityBlocks = Checks.atLeast(capacityBlocks, 1L, "cacheCapacityBlocks");
+      return this;
+    }
+
     public Builder prefill(double overheadMillis, double millisPerToken) {
       prefillOverheadMillis = Checks.nonNegativeFinite(overheadMillis, "prefillOverheadMillis");
       prefillMillisPerToken = Checks.nonNegativeFinite(millisPerToken, "prefillMillisPerToken");
@@ -229,6 +257,11 @@ public interface CandidateView {
 
     public Builder unseenArrivalsPerSecond(double v) {
       unseenArrivalsPerSecond = Checks.nonNegativeFinite(v, "unseenArrivalsPerSecond");
+      return this;
+    }
+
+    public Builder arrivalsPerSecond(double v) {
+      arrivalsPerSecond = Checks.nonNegativeFinite(v, "arrivalsPerSecond");
       return this;
     }
 

@@ -19,6 +19,8 @@ final class FixedCandidateView implements CandidateView {
   private final long estimatedOutstandingTokens;
   private final int matchedBlocks;
   private final int matchedTokens;
+  private final long cachedBlocks;
+  private final long cacheCapacityBlocks;
   private final double prefillMillisPerToken;
   private final double prefillOverheadMillis;
   private final double adapterLoadMillis;
@@ -26,6 +28,7 @@ final class FixedCandidateView implements CandidateView {
   private final OptionalDouble kvUtilization;
   private final OptionalLong freeKvTokens;
   private final double unseenArrivalsPerSecond;
+  private final double arrivalsPerSecond;
   private final double meanRequestCostMillis;
   private final double cacheHitReliability;
 
@@ -44,6 +47,8 @@ final class FixedCandidateView implements CandidateView {
     estimatedOutstandingTokens = b.estimatedOutstandingTokens;
     matchedBlocks = b.matchedBlocks;
     matchedTokens = b.matchedTokens;
+    cachedBlocks = b.cachedBlocks;
+    cacheCapacityBlocks = b.cacheCapacityBlocks;
     prefillMillisPerToken = b.prefillMillisPerToken;
     prefillOverheadMillis = b.prefillOverheadMillis;
     adapterLoadMillis = b.adapterLoadMillis;
@@ -51,6 +56,7 @@ final class FixedCandidateView implements CandidateView {
     kvUtilization = b.kvUtilization;
     freeKvTokens = b.freeKvTokens;
     unseenArrivalsPerSecond = b.unseenArrivalsPerSecond;
+    arrivalsPerSecond = b.arrivalsPerSecond;
     meanRequestCostMillis = b.meanRequestCostMillis;
     cacheHitReliability = b.cacheHitReliability;
   }
@@ -69,6 +75,8 @@ final class FixedCandidateView implements CandidateView {
   @Override public long estimatedOutstandingTokens() { return estimatedOutstandingTokens; }
   @Override public int matchedBlocks() { return matchedBlocks; }
   @Override public int matchedTokens() { return matchedTokens; }
+  @Override public long cachedBlocks() { return cachedBlocks; }
+  @Override public long cacheCapacityBlocks() { return cacheCapacityBlocks; }
   @Override public double prefillMillisPerToken() { return prefillMillisPerToken; }
   @Override public double prefillOverheadMillis() { return prefillOverheadMillis; }
   @Override public double adapterLoadMillis() { return adapterLoadMillis; }
@@ -76,6 +84,7 @@ final class FixedCandidateView implements CandidateView {
   @Override public OptionalDouble kvUtilization() { return kvUtilization; }
   @Override public OptionalLong freeKvTokens() { return freeKvTokens; }
   @Override public double unseenArrivalsPerSecond() { return unseenArrivalsPerSecond; }
+  @Override public double arrivalsPerSecond() { return arrivalsPerSecond; }
   @Override public double meanRequestCostMillis() { return meanRequestCostMillis; }
   @Override public double cacheHitReliability() { return cacheHitReliability; }
 

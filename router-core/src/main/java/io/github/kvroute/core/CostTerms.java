@@ -1,6 +1,7 @@
 package io.github.kvroute.core;
 
 import com.google.common.collect.ImmutableList;
+import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.Scorer;
 import java.util.List;
 
@@ -44,6 +45,14 @@ public final class CostTerms {
   /** Preemption penalty under KV pressure. */
   public static Scorer kvPressure() {
     return KvPressureTerm.INSTANCE;
+  }
+
+  /**
+   * The prefill term's value: {@code overhead + missing x ms_per_token}, the missing tokens being the
+   * prompt less the matched prefix discounted by the replica's cache reliability.
+   */
+  public static double prefillMillis(io.github.kvroute.api.Request request, CandidateView candidate) {
+    return PrefillTerm.prefillMillis(request.promptTokens(), candidate);
   }
 
   /** All five terms, in the order above. */

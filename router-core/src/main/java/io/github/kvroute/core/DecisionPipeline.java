@@ -52,11 +52,14 @@ final class DecisionPipeline {
   private final PluginGuard guard;
   private final RouterCounters counters;
   private final int blockSizeTokens;
+  private final long defaultCapacityBlocks;
   private volatile double meanWorkMillis = Double.NaN;
 
   DecisionPipeline(Fleet fleet, PrefixIndex index, LeaseTable leases, RoutingPolicy policy,
       AdmissionController admission, List<Scorer> terms, CostModel costModel, Ticker ticker,
-      RandomSource random, PluginGuard guard, RouterCounters counters, int blockSizeTokens) {
+      RandomSource random, PluginGuard guard, RouterCounters counters, int blockSizeTokens,
+      long defaultCapacityBlocks) {
+    this.defaultCapacityBlocks = defaultCapacityBlocks;
     this.fleet = fleet;
     this.index = index;
     this.leases = leases;
@@ -206,6 +209,9 @@ final class DecisionPipeline {
     int slot = entry.slot;
     v.matchedBlocks = matched && (slot >>> 6) < words ? s.matchedBySlot[slot] : 0;
     v.matchedTokens = request.prompt().tokensInBlocks(v.matchedBlocks);
+    v.cachedBlocks = index.slotEntriesNow(slot);
+    long mirrored = entry.mirroredCapacityBlocks;
+    v.cacheCapacityBlocks = mirrored > 0 ? mirrored : defaultCapacityBlocks;
     v.prefillMillisPerToken = fleet.msPerToken(entry, snap);
     v.prefillOverheadMillis = costModel.prefillOverheadMillis();
     v.adapterLoadMillis = request.adapter().isPresent()
@@ -225,8 +231,11 @@ final class DecisionPipeline {
     }
     // the replay already counts the peers' traffic that moves with this router's own; the risk is in
     // the rest
-    v.unseenArrivalsPerSecond = Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond)
-        - entry.ledger.peers() * r.ownRatePerSecond);
+    double withPeers = (1 + entry.ledger.peers()) * r.ownRatePerSecond;
+    v.unseenArrivalsPerSecond =
+        Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond) + r.ownRatePerSecond
+            - withPeers);
+    v.arrivalsPerSecond = withPeers + v.unseenArrivalsPerSecond;
     v.meanRequestCostMillis = meanWorkMillis();
     v.cacheHitReliability = entry.calibration.reliability();
   }

@@ -26,6 +26,8 @@ final class MutableView implements CandidateView {
   long estimatedOutstandingTokens;
   int matchedBlocks;
   int matchedTokens;
+  long cachedBlocks;
+  long cacheCapacityBlocks;
   double prefillMillisPerToken;
   double prefillOverheadMillis;
   double adapterLoadMillis;
@@ -34,6 +36,7 @@ final class MutableView implements CandidateView {
   double kvUtilization = -1;
   long freeKvTokens = -1;
   double unseenArrivalsPerSecond;
+  double arrivalsPerSecond;
   double meanRequestCostMillis;
   double cacheHitReliability;
   /** A half-open probe place reserved for this decision; given back unless the attempt uses it. */
@@ -111,6 +114,16 @@ final class MutableView implements CandidateView {
   }
 
   @Override
+  public long cachedBlocks() {
+    return cachedBlocks;
+  }
+
+  @Override
+  public long cacheCapacityBlocks() {
+    return cacheCapacityBlocks;
+  }
+
+  @Override
   public double prefillMillisPerToken() {
     return prefillMillisPerToken;
   }
@@ -143,6 +156,11 @@ final class MutableView implements CandidateView {
   @Override
   public double unseenArrivalsPerSecond() {
     return unseenArrivalsPerSecond;
+  }
+
+  @Override
+  public double arrivalsPerSecond() {
+    return arrivalsPerSecond;
   }
 
   @Override

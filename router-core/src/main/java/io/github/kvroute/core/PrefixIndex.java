@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -74,6 +75,8 @@ final class PrefixIndex {
 
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
+  /** Entries per slot, written by the writer with release stores, read lock-free by routing. */
+  private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
     checkArgument(budgetBytes >= MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
@@ -240,6 +243,26 @@ final class PrefixIndex {
 
   // ------------------------------------------------------------------------------- observability
 
+  /** Entries {@code slot} holds, lock-free (as of the last applied write). */
+  int slotEntriesNow(int slot) {
+    AtomicIntegerArray counts = slotCounts;
+    return slot < counts.length() ? counts.get(slot) : 0;
+  }
+
+  /** Writer: adjusts a slot's published count. */
+  private void countSlot(int slot, int delta) {
+    AtomicIntegerArray counts = slotCounts;
+    if (slot >= counts.length()) {
+      AtomicIntegerArray grown = new AtomicIntegerArray(Math.max(slot + 1, counts.length() * 2));
+      for (int i = 0; i < counts.length(); i++) {
+        grown.set(i, counts.get(i));
+      }
+      slotCounts = grown;
+      counts = grown;
+    }
+    counts.lazySet(slot, counts.get(slot) + delta);
+  }
+
   long entryCount() {
     return publishedEntries;
   }
@@ -324,6 +347,7 @@ final class PrefixIndex {
     table.addHolder(table.getOrCreate(key, words), slot);
     lru.touch(key, t);
     entries++;
+    countSlot(slot, 1);
   }
 
   private boolean evictGlobalOldest() {
@@ -353,6 +377,7 @@ final class PrefixIndex {
     BlockTable.Block b = table.get(key);
     if (b != null && table.removeHolder(b, slot)) {
       entries--;
+      countSlot(slot, -1);
     }
   }
 

@@ -92,7 +92,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
             b.blockSizeTokens);
     List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
     this.pipeline = new DecisionPipeline(fleet, index, leases, policy, b.admission, terms,
-        b.costModel, b.ticker, b.random, guard, counters, b.blockSizeTokens);
+        b.costModel, b.ticker, b.random, guard, counters, b.blockSizeTokens, capacityBlocks);
   }
 
   public static Builder newBuilder() {

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * The default: place each request where its estimated time to first token is least, counting waiting,
  * recomputing the missing prefix, loading adapters or moving KV, and the risk of trusting stale
- * telemetry — seed 000's hybrid score, with admission as the veto after it.
+ * telemetry — seed 000's hybrid score, with admission as the veto after it — plus what the placement
+ * costs other requests (cache pollution by default; see {@link Externalities}).
  *
  * <h2>Design notes</h2>
  * The terms come from the router's own estimate ({@link RoutingContext#estimate}), in milliseconds, so
@@ -20,6 +21,9 @@ import java.util.Map;
  * worked example (0.06 ms per missing token, 4,000 reusable tokens): R0 = 300 + 0, R1 = 0 + 240,
  * R2 = 100 + 120 = 220, so R2 wins; cache-only would pick R0 and least-queue R1. Preble (ICLR 2025)
  * makes the same argument: prefix reuse and load must be optimised together.
+ *
+ * <p>The ranking adds the externalities to the predicted TTFT; the decision carries the predicted TTFT
+ * alone, because that is what admission compares with the request's deadline.
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
@@ -38,12 +42,27 @@ final class HybridCostPolicy implements RoutingPolicy {
   static final String NAME = "hybrid-cost";
   private static final double TIE_MILLIS = 1e-3;
 
+  /** Which externalities the ranking adds to the predicted TTFT. */
+  enum Externality {
+    NONE(false, false), POLLUTION(true, false), QUEUEING(false, true), ALL(true, true);
+
+    final boolean pollution;
+    final boolean queueing;
+
+    Externality(boolean pollution, boolean queueing) {
+      this.pollution = pollution;
+      this.queueing = queueing;
+    }
+  }
+
   private final Map<String, Double> weights;
   private final boolean excludeStale;
+  private final Externality externality;
 
-  HybridCostPolicy(Map<String, Double> weights, boolean excludeStale) {
+  HybridCostPolicy(Map<String, Double> weights, boolean excludeStale, Externality externality) {
     this.weights = Map.copyOf(weights);
     this.excludeStale = excludeStale;
+    this.externality = externality;
   }
 
   @Override
@@ -65,6 +84,7 @@ final class HybridCostPolicy implements RoutingPolicy {
       return RoutingDecision.rejected(RejectReason.POLICY,
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
+    double queueing = externality.queueing ? Externalities.queueingFactor(candidates) : 0;
     CandidateView best = null;
     double bestMillis = Double.POSITIVE_INFINITY;
     int ties = 0;
@@ -74,6 +94,12 @@ final class HybridCostPolicy implements RoutingPolicy {
       }
       double ms = weights.isEmpty() ? context.estimateMillis(c)
           : weighted(context.estimate(c)).totalMillis();
+      if (externality.pollution) {
+        ms += Externalities.pollutionMillis(context.request(), c);
+      }
+      if (externality.queueing) {
+        ms += Externalities.queueingMillis(context.request(), c, queueing);
+      }
       if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
         bestMillis = ms;

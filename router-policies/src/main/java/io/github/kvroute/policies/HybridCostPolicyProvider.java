@@ -7,6 +7,7 @@ import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.RoutingPolicyProvider;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -14,7 +15,9 @@ import java.util.Set;
  * Provides {@code hybrid-cost}, the default policy.
  *
  * <p>Options: {@code queue_weight}, {@code prefill_weight}, {@code load_weight}, {@code risk_weight},
- * {@code kv_weight} (each in [0, 100], default 1: minimise predicted TTFT); {@code stale}
+ * {@code kv_weight} (each in [0, 100], default 1: minimise predicted TTFT); {@code externality}
+ * ({@code pollution} (default), {@code queueing}, {@code all} or {@code none}: what the placement costs
+ * other requests, added to the ranking); {@code stale}
  * ({@code penalize} or {@code exclude}, default {@code penalize}).
  */
 public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
@@ -42,6 +45,9 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
       }
     }
     boolean exclude = c.oneOf("stale", "penalize", Set.of("penalize", "exclude")).equals("exclude");
-    return c.finish(() -> new HybridCostPolicy(weights, exclude));
+    HybridCostPolicy.Externality externality = HybridCostPolicy.Externality.valueOf(
+        c.oneOf("externality", "pollution", Set.of("none", "pollution", "queueing", "all"))
+            .toUpperCase(Locale.ROOT));
+    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality));
   }
 }

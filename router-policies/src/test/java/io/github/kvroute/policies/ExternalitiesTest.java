@@ -1,0 +1,83 @@
+package io.github.kvroute.policies;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingDecision;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** What a placement costs other requests, and how hybrid-cost ranks with it. */
+class ExternalitiesTest {
+  // 1,600 tokens = 100 blocks of 16
+  private final Request request = TestContext.request(1_600, 1);
+
+  private static CandidateView view(String id, int matchedBlocks, long cached, long capacity) {
+    return CandidateView.newBuilder().replicaId(id).matched(matchedBlocks, matchedBlocks * 16)
+        .cache(cached, capacity).prefill(20, 0.035).build();
+  }
+
+  @ParameterizedTest(name = "matched {0}, cached {1} of {2} -> evicts {3} blocks")
+  @CsvSource({
+      // room for all 100 new blocks: nothing evicted
+      "0,   0,   1000, 0",
+      "0,   900, 1000, 0",
+      // full: each new block evicts one
+      "0,   1000, 1000, 100",
+      "0,   950,  1000, 50",
+      // matched blocks are not new
+      "60,  1000, 1000, 40",
+      // evictions never exceed what is inserted
+      "0,   5000, 1000, 100",
+      "100, 1000, 1000, 0",
+  })
+  void pollutionIsTheRecomputeOfWhatTheNewBlocksEvict(
+      int matched, long cached, long capacity, long evicted) {
+    assertThat(Externalities.pollutionMillis(request, view("r", matched, cached, capacity)))
+        .isCloseTo(evicted * 16 * 0.035, within(1e-9));
+  }
+
+  @ParameterizedTest(name = "arrivals {0}/s x {1} ms -> factor {2}")
+  @CsvSource({
+      "0,   100, 0.0",
+      "5,   100, 1.0",      // rho 0.5
+      "7.5, 100, 3.0",      // rho 0.75
+      "20,  100, 9.0",      // rho 2.0, capped at 0.9
+  })
+  void queueingFactorIsRhoOverOneMinusRho_capped(double arrivals, double cost, double factor) {
+    CandidateView v = CandidateView.newBuilder().arrivalsPerSecond(arrivals)
+        .meanRequestCostMillis(cost).build();
+
+    assertThat(Externalities.queueingFactor(List.of(v, v))).isCloseTo(factor, within(1e-9));
+    assertThat(Externalities.queueingFactor(List.of())).isZero();
+  }
+
+  @Test
+  void hybridRanksWithPollution_butItsDecisionCarriesThePredictedTtftAlone() {
+    // "full" holds 60 of the 100 blocks behind 20 ms of queue, and its cache is full: the 40 new
+    // blocks evict 40 others (22.4 ms of someone's recompute). "roomy" holds nothing, no queue.
+    CandidateView full = CandidateView.newBuilder().replicaId("full").matched(60, 960)
+        .cache(1_000, 1_000).prefill(20, 0.035).estimatedQueueMillis(20).build();
+    CandidateView roomy = view("roomy", 0, 0, 1_000);
+    // TTFT: full = 20 + 20 + 640 x 0.035 = 62.4; roomy = 20 + 1,600 x 0.035 = 76
+    HybridCostPolicy polluting = policy(HybridCostPolicy.Externality.NONE);
+    HybridCostPolicy aware = policy(HybridCostPolicy.Externality.POLLUTION);
+
+    RoutingDecision myopic = polluting.route(TestContext.of(request, List.of(full, roomy), 1));
+    RoutingDecision d = aware.route(TestContext.of(request, List.of(full, roomy), 1));
+
+    assertThat(myopic.replicaId()).isEqualTo("full");
+    assertThat(d.replicaId()).as("62.4 + 22.4 > 76").isEqualTo("roomy");
+    assertThat(d.cost().totalMillis()).as("the predicted TTFT, without the externality")
+        .isCloseTo(76, within(1e-9));
+  }
+
+  private static HybridCostPolicy policy(HybridCostPolicy.Externality externality) {
+    return new HybridCostPolicy(Map.of(), false, externality);
+  }
+}
