@@ -231,7 +231,7 @@ final class DecisionPipeline {
     }
     // the replay already counts the peers' traffic that moves with this router's own; the risk is in
     // the rest
-    double withPeers = (1 + entry.ledger.peers()) * r.ownRatePerSecond;
+    double withPeers = (1 + r.peers) * r.ownRatePerSecond;
     v.unseenArrivalsPerSecond =
         Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond) + r.ownRatePerSecond
             - withPeers);

@@ -55,6 +55,7 @@ final class DispatchLedger {
     long sinceKvTokens;
     double queueMillis;
     double ownRatePerSecond;
+    double peers;
   }
 
   synchronized void read(long nowNanos, Reading out) {
@@ -66,6 +67,7 @@ final class DispatchLedger {
     out.sinceKvTokens = sinceKvTokens;
     out.queueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
     out.ownRatePerSecond = ownRate.perSecond(nowNanos);
+    out.peers = sendWeight - 1.0;
   }
 
   synchronized void dispatch(Lease lease) {
@@ -212,11 +214,6 @@ final class DispatchLedger {
     }
     queueAtLast = q;
     lastNanos = t;
-  }
-
-  /** The peers factor of the latest report: other routers' traffic relative to this one's. */
-  synchronized double peers() {
-    return sendWeight - 1.0;
   }
 
   synchronized double ownRatePerSecond(long nowNanos) {
