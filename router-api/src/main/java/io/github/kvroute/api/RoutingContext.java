@@ -43,6 +43,16 @@ public interface RoutingContext {
     return estimate(candidate).totalMillis();
   }
 
+  /**
+   * This context with narrowed candidate lists and everything else unchanged, for a policy that
+   * filters candidates in front of another (the router still checks that the decision names one of its
+   * own candidates). The lists must be taken from this context's.
+   */
+  default RoutingContext withCandidates(List<CandidateView> candidates,
+      List<CandidateView> prefillCandidates, List<CandidateView> decodeCandidates) {
+    return new NarrowedRoutingContext(this, candidates, prefillCandidates, decodeCandidates);
+  }
+
   /** A rejection for an empty candidate list, with the standard wording. */
   default RoutingDecision noCandidates() {
     return RoutingDecision.rejected(RejectReason.NO_CANDIDATES,

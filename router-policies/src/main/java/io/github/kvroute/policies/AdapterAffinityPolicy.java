@@ -1,10 +1,7 @@
 package io.github.kvroute.policies;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.Outcome;
-import io.github.kvroute.api.RandomSource;
-import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
@@ -61,7 +58,7 @@ final class AdapterAffinityPolicy implements RoutingPolicy {
         && decode == context.decodeCandidates()) {
       return delegate.route(context);
     }
-    return delegate.route(new Filtered(context, mixed, prefill, decode));
+    return delegate.route(context.withCandidates(mixed, prefill, decode));
   }
 
   @Override
@@ -85,61 +82,5 @@ final class AdapterAffinityPolicy implements RoutingPolicy {
       }
     }
     return narrowed;
-  }
-
-  /** The router's context with narrowed candidate lists. Valid during one decision, like its base. */
-  private static final class Filtered implements RoutingContext {
-    private final RoutingContext base;
-    private final List<CandidateView> candidates;
-    private final List<CandidateView> prefill;
-    private final List<CandidateView> decode;
-
-    Filtered(RoutingContext base, List<CandidateView> candidates, List<CandidateView> prefill,
-        List<CandidateView> decode) {
-      this.base = base;
-      this.candidates = candidates;
-      this.prefill = prefill;
-      this.decode = decode;
-    }
-
-    @Override
-    public Request request() {
-      return base.request();
-    }
-
-    @Override
-    public List<CandidateView> candidates() {
-      return candidates;
-    }
-
-    @Override
-    public List<CandidateView> prefillCandidates() {
-      return prefill;
-    }
-
-    @Override
-    public List<CandidateView> decodeCandidates() {
-      return decode;
-    }
-
-    @Override
-    public RandomSource random() {
-      return base.random();
-    }
-
-    @Override
-    public long nowNanos() {
-      return base.nowNanos();
-    }
-
-    @Override
-    public CostBreakdown estimate(CandidateView candidate) {
-      return base.estimate(candidate);
-    }
-
-    @Override
-    public RoutingDecision noCandidates() {
-      return base.noCandidates();
-    }
   }
 }
