@@ -20,7 +20,7 @@ final class Lease {
   final double predictedCostMillis;
   /** Prefill time this attempt adds to the replica's queue. */
   final double workMillis;
-  volatile PrefixIndex.Insert insert;
+  volatile IndexStore.Insert insert;
   volatile boolean probe;
 
   // DispatchLedger list, guarded by the ledger

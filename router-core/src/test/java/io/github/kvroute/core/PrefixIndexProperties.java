@@ -135,7 +135,7 @@ class PrefixIndexProperties {
   }
 
   /** An insert as both sides saw it, for rolling back later. */
-  record Made(PrefixIndex.Insert command, int slot, int generation, PromptKey prompt, int matched,
+  record Made(IndexStore.Insert command, int slot, int generation, PromptKey prompt, int matched,
       int count, Object token, boolean accepted) {}
 
   // ------------------------------------------------------------------------------ properties
@@ -184,7 +184,7 @@ class PrefixIndexProperties {
       PromptKey p = prompts.get(o.prompt() % prompts.size());
       int matched = model.match(p, s);
       int g = o.stale() ? staleGen(oldGens.get(s)) : gen[s];
-      PrefixIndex.Insert command = ix.insertRouted(slotIds[s], g, p, matched);
+      IndexStore.Insert command = ix.insertRouted(slotIds[s], g, p, matched);
       boolean accepted = !o.stale() && !model.exact[s];
       Object token = new Object();
       int count = (int) Math.min(p.blockCount(), model.capacity[s]);
@@ -302,7 +302,7 @@ class PrefixIndexProperties {
     IndexHarness h = new IndexHarness(PrefixIndex.MIN_BUDGET_BYTES, 10_000);
     PrefixIndex ix = h.index;
     int[][] slots = h.allocate(5);
-    List<PrefixIndex.Insert> inserts = new ArrayList<>();
+    List<IndexStore.Insert> inserts = new ArrayList<>();
     long peakBytes = 0;
 
     for (Write w : writes) {
@@ -310,7 +310,7 @@ class PrefixIndexProperties {
       PromptKey p = longPrompt(w.seed(), w.length());
       switch (w.kind()) {
         case 0, 1 -> {
-          PrefixIndex.Insert i = ix.insertRouted(s[0], s[1], p, h.match(p, s[0]));
+          IndexStore.Insert i = ix.insertRouted(s[0], s[1], p, h.match(p, s[0]));
           if (i != null) {
             inserts.add(i);
           }

@@ -177,7 +177,7 @@ class PrefixIndexTest {
   @Test
   void rollbackRemovesAnUndisturbedInsert() {
     int[] s = ix.allocateSlot();
-    PrefixIndex.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 0);
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 0);
 
     ix.rollback(insert);
 
@@ -191,7 +191,7 @@ class PrefixIndexTest {
   void rollbackKeepsBlocksTouchedSince_andThePreviouslyMatchedPrefix() {
     int[] s = ix.allocateSlot();
     ix.insertRouted(s[0], s[1], blocks(1), 0);
-    PrefixIndex.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 1);
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 1);
     ix.insertRouted(s[0], s[1], blocks(1, 2, 3, 9), 3);
 
     ix.rollback(insert);
@@ -204,7 +204,7 @@ class PrefixIndexTest {
   @Test
   void rollbackAfterAResetDoesNothing() {
     int[] s = ix.allocateSlot();
-    PrefixIndex.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 0);
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 0);
     int gen = ix.reset(s[0]);
     ix.insertRouted(s[0], gen, ABCD, 0);
 

@@ -1,0 +1,329 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.PromptKey;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.IntConsumer;
+import java.util.function.IntSupplier;
+
+/**
+ * The prefix index's single-writer side: per-slot LRU mirrors, capacities, modes and generations, the
+ * global budget, and the commands that change them (see {@link PrefixIndex} for the design notes).
+ *
+ * <p>Not thread-safe: {@link PrefixIndex} applies commands while holding its write lock. Only
+ * {@link #slotEntriesNow} is read by other threads, through release-stored counts.
+ */
+final class IndexStore {
+  private final BlockTable table;
+  private final long budgetBytes;
+  private final long defaultCapacityBlocks;
+  private final IntSupplier words;
+  private final IntConsumer freeSlot;
+
+  private SlotLru[] lrus = new SlotLru[0];
+  private long[] capacityBlocks = new long[0];
+  private boolean[] exact = new boolean[0];
+  private int[] generation = new int[0];
+  private long entries;
+  private long tick;
+  /** Entries per slot, written here with release stores, read lock-free by routing. */
+  private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
+
+  IndexStore(BlockTable table, long budgetBytes, long defaultCapacityBlocks, IntSupplier words,
+      IntConsumer freeSlot) {
+    this.table = table;
+    this.budgetBytes = budgetBytes;
+    this.defaultCapacityBlocks = defaultCapacityBlocks;
+    this.words = words;
+    this.freeSlot = freeSlot;
+  }
+
+  static long bytesFor(long entries, long blocks) {
+    return entries * PrefixIndex.ENTRY_BYTES + blocks * PrefixIndex.BLOCK_BYTES;
+  }
+
+  long entries() {
+    return entries;
+  }
+
+  int slotEntries(int slot) {
+    return slot < lrus.length && lrus[slot] != null ? lrus[slot].size() : 0;
+  }
+
+  boolean isExact(int slot) {
+    return slot < exact.length && exact[slot];
+  }
+
+  /** Entries {@code slot} holds, lock-free. */
+  int slotEntriesNow(int slot) {
+    AtomicIntegerArray counts = slotCounts;
+    return slot < counts.length() ? counts.get(slot) : 0;
+  }
+
+  private void countSlot(int slot, int delta) {
+    AtomicIntegerArray counts = slotCounts;
+    if (slot >= counts.length()) {
+      AtomicIntegerArray grown = new AtomicIntegerArray(Math.max(slot + 1, counts.length() * 2));
+      for (int i = 0; i < counts.length(); i++) {
+        grown.set(i, counts.get(i));
+      }
+      slotCounts = grown;
+      counts = grown;
+    }
+    counts.lazySet(slot, counts.get(slot) + delta);
+  }
+
+  private boolean accept(int slot, int gen) {
+    return slot < generation.length && generation[slot] == gen;
+  }
+
+  private void ensureSlot(int slot) {
+    if (slot >= lrus.length) {
+      int n = Math.max(slot + 1, lrus.length * 2);
+      lrus = Arrays.copyOf(lrus, n);
+      capacityBlocks = Arrays.copyOf(capacityBlocks, n);
+      exact = Arrays.copyOf(exact, n);
+      int old = generation.length;
+      generation = Arrays.copyOf(generation, n);
+      Arrays.fill(generation, old, n, -1);
+    }
+    if (lrus[slot] == null) {
+      lrus[slot] = new SlotLru();
+      capacityBlocks[slot] = defaultCapacityBlocks;
+    }
+  }
+
+  private void touch(int slot, long key) {
+    SlotLru lru = lrus[slot];
+    long t = ++tick;
+    if (lru.touchIfPresent(key, t)) {
+      return;
+    }
+    boolean newBlock = table.get(key) == null;
+    while (bytesFor(entries + 1, table.size() + (newBlock ? 1 : 0)) > budgetBytes) {
+      if (!evictGlobalOldest()) {
+        return;
+      }
+      newBlock = table.get(key) == null;
+    }
+    table.addHolder(table.getOrCreate(key, words.getAsInt()), slot);
+    lru.touch(key, t);
+    entries++;
+    countSlot(slot, 1);
+  }
+
+  private boolean evictGlobalOldest() {
+    int victim = -1;
+    long oldest = Long.MAX_VALUE;
+    for (int s = 0; s < lrus.length; s++) {
+      if (lrus[s] != null && lrus[s].tailTick() < oldest) {
+        oldest = lrus[s].tailTick();
+        victim = s;
+      }
+    }
+    if (victim < 0) {
+      return false;
+    }
+    evictTail(victim);
+    return true;
+  }
+
+  private void evictTail(int slot) {
+    SlotLru lru = lrus[slot];
+    long key = lru.tailKey();
+    lru.remove(key);
+    dropHolder(slot, key);
+  }
+
+  private void dropHolder(int slot, long key) {
+    BlockTable.Block b = table.get(key);
+    if (b != null && table.removeHolder(b, slot)) {
+      entries--;
+      countSlot(slot, -1);
+    }
+  }
+
+  private void enforceCapacity(int slot) {
+    SlotLru lru = lrus[slot];
+    while (lru.size() > capacityBlocks[slot]) {
+      evictTail(slot);
+    }
+  }
+
+  private void clearSlot(int slot) {
+    SlotLru lru = lrus[slot];
+    for (long key : lru.keysByRecency()) {
+      dropHolder(slot, key);
+    }
+    lru.clear();
+  }
+
+  abstract static class Command {
+    final int slot;
+    final int gen;
+
+    Command(int slot, int gen) {
+      this.slot = slot;
+      this.gen = gen;
+    }
+
+    abstract void apply(IndexStore ix);
+  }
+
+  /** An optimistic insert; remembers the ticks it used so that a rollback can tell if it is undisturbed. */
+  static final class Insert extends Command {
+    final PromptKey prompt;
+    final int matchedBlocks;
+    int count;
+    long tickStart;
+
+    Insert(int slot, int gen, PromptKey prompt, int matchedBlocks) {
+      super(slot, gen);
+      this.prompt = prompt;
+      this.matchedBlocks = matchedBlocks;
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      if (!ix.accept(slot, gen) || ix.exact[slot]) {
+        return;
+      }
+      count = (int) Math.min(prompt.blockCount(), ix.capacityBlocks[slot]);
+      tickStart = ix.tick + 1;
+      for (int i = count - 1; i >= 0; i--) {
+        ix.touch(slot, prompt.blockHash(i));
+      }
+      ix.enforceCapacity(slot);
+    }
+  }
+
+  static final class Rollback extends Command {
+    final Insert insert;
+
+    Rollback(Insert insert) {
+      super(insert.slot, insert.gen);
+      this.insert = insert;
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      if (!ix.accept(slot, gen) || insert.count == 0) {
+        return;
+      }
+      SlotLru lru = ix.lrus[slot];
+      for (int i = insert.matchedBlocks; i < insert.count; i++) {
+        long key = insert.prompt.blockHash(i);
+        if (lru.tickOf(key) == insert.tickStart + (insert.count - 1 - i)) {
+          lru.remove(key);
+          ix.dropHolder(slot, key);
+        }
+      }
+    }
+  }
+
+  static final class Stored extends Command {
+    final long[] keys;
+
+    Stored(int slot, int gen, long[] keys) {
+      super(slot, gen);
+      this.keys = keys;
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      if (!ix.accept(slot, gen)) {
+        return;
+      }
+      ix.exact[slot] = true;
+      for (int i = keys.length - 1; i >= 0; i--) {
+        ix.touch(slot, keys[i]);
+      }
+    }
+  }
+
+  static final class Removed extends Command {
+    final long[] keys;
+
+    Removed(int slot, int gen, long[] keys) {
+      super(slot, gen);
+      this.keys = keys;
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      if (!ix.accept(slot, gen)) {
+        return;
+      }
+      ix.exact[slot] = true;
+      for (long key : keys) {
+        if (ix.lrus[slot].remove(key)) {
+          ix.dropHolder(slot, key);
+        }
+      }
+    }
+  }
+
+  static final class Cleared extends Command {
+    Cleared(int slot, int gen) {
+      super(slot, gen);
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      if (ix.accept(slot, gen)) {
+        ix.exact[slot] = true;
+        ix.clearSlot(slot);
+      }
+    }
+  }
+
+  static final class Capacity extends Command {
+    final long blocks;
+
+    Capacity(int slot, int gen, long blocks) {
+      super(slot, gen);
+      this.blocks = blocks;
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      if (!ix.accept(slot, gen)) {
+        return;
+      }
+      ix.capacityBlocks[slot] = blocks;
+      if (!ix.exact[slot]) {
+        ix.enforceCapacity(slot);
+      }
+    }
+  }
+
+  static final class Reset extends Command {
+    Reset(int slot, int gen) {
+      super(slot, gen);
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      ix.ensureSlot(slot);
+      ix.clearSlot(slot);
+      ix.generation[slot] = gen;
+      ix.exact[slot] = false;
+    }
+  }
+
+  static final class Release extends Command {
+    Release(int slot) {
+      super(slot, -1);
+    }
+
+    @Override
+    void apply(IndexStore ix) {
+      ix.ensureSlot(slot);
+      ix.clearSlot(slot);
+      ix.generation[slot] = -1;
+      ix.exact[slot] = false;
+      ix.capacityBlocks[slot] = ix.defaultCapacityBlocks;
+      ix.freeSlot.accept(slot);
+    }
+  }
+}
