@@ -129,10 +129,16 @@ final class IndexStore {
   }
 
   private void evictTail(int slot) {
-    SlotLru lru = lrus[slot];
-    long key = lru.tailKey();
-    lru.remove(key);
+    removeEntry(slot, lrus[slot].tailKey());
+  }
+
+  /** Forgets that {@code slot} holds {@code key}; returns whether it did. */
+  private boolean removeEntry(int slot, long key) {
+    if (!lrus[slot].remove(key)) {
+      return false;
+    }
     dropHolder(slot, key);
+    return true;
   }
 
   private void dropHolder(int slot, long key) {
@@ -214,8 +220,7 @@ final class IndexStore {
       for (int i = insert.matchedBlocks; i < insert.count; i++) {
         long key = insert.prompt.blockHash(i);
         if (lru.tickOf(key) == insert.tickStart + (insert.count - 1 - i)) {
-          lru.remove(key);
-          ix.dropHolder(slot, key);
+          ix.removeEntry(slot, key);
         }
       }
     }
@@ -256,9 +261,7 @@ final class IndexStore {
       }
       ix.exact[slot] = true;
       for (long key : keys) {
-        if (ix.lrus[slot].remove(key)) {
-          ix.dropHolder(slot, key);
-        }
+        ix.removeEntry(slot, key);
       }
     }
   }
