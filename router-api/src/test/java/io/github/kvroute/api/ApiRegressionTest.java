@@ -75,7 +75,7 @@ class ApiRegressionTest {
         throw new IOException("disk on fire");
       }
     };
-    RoutingPolicyRegistry loaded = assertTimeoutPreemptively(Duration.ofSeconds(5),
+    RoutingPolicyRegistry loaded = assertTimeoutPreemptively(Duration.ofSeconds(60),
         () -> RoutingPolicyRegistry.load(broken));
     assertThat(loaded.loadErrors()).isNotEmpty();
   }
