@@ -4,7 +4,6 @@ import io.github.kvroute.api.PromptKey;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntConsumer;
-import java.util.function.IntSupplier;
 
 /**
  * The prefix index's single-writer side: per-slot LRU mirrors, capacities, modes and generations, the
@@ -17,7 +16,6 @@ final class IndexStore {
   private final BlockTable table;
   private final long budgetBytes;
   private final long defaultCapacityBlocks;
-  private final IntSupplier words;
   private final IntConsumer freeSlot;
 
   private SlotLru[] lrus = new SlotLru[0];
@@ -29,12 +27,10 @@ final class IndexStore {
   /** Entries per slot, written here with release stores, read lock-free by routing. */
   private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
-  IndexStore(BlockTable table, long budgetBytes, long defaultCapacityBlocks, IntSupplier words,
-      IntConsumer freeSlot) {
+  IndexStore(BlockTable table, long budgetBytes, long defaultCapacityBlocks, IntConsumer freeSlot) {
     this.table = table;
     this.budgetBytes = budgetBytes;
     this.defaultCapacityBlocks = defaultCapacityBlocks;
-    this.words = words;
     this.freeSlot = freeSlot;
   }
 
@@ -99,15 +95,18 @@ final class IndexStore {
     if (lru.touchIfPresent(key, t)) {
       return;
     }
-    boolean newBlock = table.get(key) == null;
-    while (bytesFor(entries + 1, table.size() + (newBlock ? 1 : 0)) > budgetBytes) {
-      if (!evictGlobalOldest()) {
-        return;
+    if (bytesFor(entries + 1, table.size() + 1) > budgetBytes) {
+      // only near the budget is it worth a lookup to learn whether the block is new
+      boolean newBlock = !table.isHeld(key);
+      while (bytesFor(entries + 1, table.size() + (newBlock ? 1 : 0)) > budgetBytes) {
+        if (!evictGlobalOldest()) {
+          return;
+        }
+        newBlock = !table.isHeld(key);
       }
-      newBlock = table.get(key) == null;
     }
-    table.addHolder(table.getOrCreate(key, words.getAsInt()), slot);
-    lru.touch(key, t);
+    table.addHolder(key, slot);
+    lru.insertAbsent(key, t);
     entries++;
     countSlot(slot, 1);
   }
@@ -129,7 +128,7 @@ final class IndexStore {
   }
 
   private void evictTail(int slot) {
-    removeEntry(slot, lrus[slot].tailKey());
+    dropHolder(slot, lrus[slot].removeTail());
   }
 
   /** Forgets that {@code slot} holds {@code key}; returns whether it did. */
@@ -142,8 +141,7 @@ final class IndexStore {
   }
 
   private void dropHolder(int slot, long key) {
-    BlockTable.Block b = table.get(key);
-    if (b != null && table.removeHolder(b, slot)) {
+    if (table.removeHolder(key, slot)) {
       entries--;
       countSlot(slot, -1);
     }

@@ -30,11 +30,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * eviction trims leaves first, as vLLM's free-block queue does). The first KV event for a slot switches
  * it to <em>exact</em>: stored/removed/cleared events are then the only writers for it.
  *
- * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}
- * (per (slot, block) entry: key, tick and links in {@link SlotLru} plus its index; per block: the
- * {@link BlockTable.Block}, its holder words and its table slot). Before an entry is added, the globally
- * least recent entry (the oldest tail over all slots) is evicted until the addition fits, so the estimate
- * never exceeds the budget.
+ * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}.
+ * Per (slot, block) entry: key, tick, links and index position in {@link SlotLru} (28 bytes) plus its
+ * 8-byte index word at 2 to 4 positions per entry. Per block: key and first holder word in the
+ * {@link BlockTable} (16 bytes) at 2 to 4 table positions per live block. Before an entry is added,
+ * the globally least recent entry (the oldest tail over all slots) is evicted until the addition fits,
+ * so the estimate never exceeds the budget.
  *
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
@@ -42,8 +43,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safety: thread-safe. {@link #match} is lock-free; all writes go through the buffer.
  */
 final class PrefixIndex {
-  static final int ENTRY_BYTES = 40;
-  static final int BLOCK_BYTES = 72;
+  static final int ENTRY_BYTES = 52;
+  static final int BLOCK_BYTES = 48;
   static final long MIN_BUDGET_BYTES = 64 * 1024;
 
   private final long budgetBytes;
@@ -76,8 +77,7 @@ final class PrefixIndex {
     checkArgument(bufferLimit >= 1, "bufferLimit: %s (expected: >= 1)", bufferLimit);
     this.budgetBytes = budgetBytes;
     this.bufferLimit = bufferLimit;
-    this.store = new IndexStore(table, budgetBytes, defaultCapacityBlocks, () -> words,
-        this::freeSlot);
+    this.store = new IndexStore(table, budgetBytes, defaultCapacityBlocks, this::freeSlot);
   }
 
   private void freeSlot(int slot) {
@@ -131,19 +131,19 @@ final class PrefixIndex {
     for (int w = 0; w < maskWords; w++) {
       any |= alive[w] != 0;
     }
+    BlockTable.View view = table.view();
     while (any && i < n) {
-      BlockTable.Block b = table.get(prompt.blockHash(i));
-      if (b == null) {
+      int pos = view.find(prompt.blockHash(i));
+      if (pos < 0) {
         break;
       }
-      long[] h = b.holders;
       any = false;
       for (int w = 0; w < maskWords; w++) {
         long a = alive[w];
         if (a == 0) {
           continue;
         }
-        long held = a & b.word(h, w);
+        long held = a & view.word(pos, w);
         long dropped = a & ~held;
         while (dropped != 0) {
           matchedOut[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;

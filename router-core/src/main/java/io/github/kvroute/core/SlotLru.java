@@ -3,20 +3,31 @@ package io.github.kvroute.core;
 import java.util.Arrays;
 
 /**
- * The blocks one replica holds, in recency order: a linked hash set of primitive longs (keys, links
- * and touch ticks in parallel arrays, an open-addressed index), so that a touch, a removal and an
- * eviction of the least recent block are O(1) and allocate nothing once the arrays have grown.
+ * The blocks one replica holds, in recency order: a linked hash set of primitive longs, so that a
+ * touch, a removal and an eviction of the least recent block are O(1) and allocate nothing once the
+ * arrays have grown.
+ *
+ * <h2>Design notes</h2>
+ * Entries (key, touch tick, links, and their index position) live in parallel arrays. The index is
+ * open-addressed with linear probing, one {@code long} per position packing a 32-bit fingerprint of the
+ * key (the hash bits the probe start does not use) with the entry number, so a probe reads one array
+ * and only a fingerprint hit reads the entry's key: a lookup of an absent key, the common case when a
+ * new prompt is inserted, costs about one cache line. Each entry remembers its index position, so
+ * evicting the tail writes its tombstone without probing. Tombstones count toward the load; a rehash
+ * at half full clears them (and doubles only when live entries need it).
  *
  * <p>Not thread-safe: owned by the prefix index's single writer.
  */
 final class SlotLru {
   private static final int NIL = -1;
+  private static final long TOMBSTONE = 0xFFFF_FFFFL;
 
   private long[] keys = new long[16];
   private long[] ticks = new long[16];
   private int[] prev = new int[16];
   private int[] next = new int[16];
-  private int[] index = new int[32];
+  private int[] position = new int[16];
+  private long[] index = new long[32];
   private int indexUsed;
   private int head = NIL;
   private int tail = NIL;
@@ -55,36 +66,38 @@ final class SlotLru {
 
   /** Marks {@code key} most recently used at {@code tick}; returns true if it was not held before. */
   boolean touch(long key, long tick) {
-    int e = find(key);
-    if (e >= 0) {
-      ticks[e] = tick;
-      if (e != head) {
-        unlink(e);
-        linkHead(e);
-      }
+    if (touchIfPresent(key, tick)) {
       return false;
     }
-    e = allocate();
+    insertAbsent(key, tick);
+    return true;
+  }
+
+  /** Adds {@code key}, known not to be held, as the most recently used at {@code tick}. */
+  void insertAbsent(long key, long tick) {
+    int e = allocate();
     keys[e] = key;
     ticks[e] = tick;
     indexPut(key, e);
     linkHead(e);
     size++;
-    return true;
   }
 
   /** Removes {@code key}; returns whether it was held. */
   boolean remove(long key) {
-    int pos = findPosition(key);
-    if (pos < 0) {
+    int e = find(key);
+    if (e < 0) {
       return false;
     }
-    int e = index[pos] - 1;
-    index[pos] = -1;
-    unlink(e);
-    release(e);
-    size--;
+    removeEntry(e);
     return true;
+  }
+
+  /** Removes and returns the least recently used key; only valid when {@code size() > 0}. */
+  long removeTail() {
+    long key = keys[tail];
+    removeEntry(tail);
+    return key;
   }
 
   /** The least recently used key; only valid when {@code size() > 0}. */
@@ -117,27 +130,40 @@ final class SlotLru {
 
   /** Approximate bytes held by this structure's arrays. */
   long arrayBytes() {
-    return keys.length * 8L + ticks.length * 8L + prev.length * 4L + next.length * 4L
-        + index.length * 4L;
+    return keys.length * (8L + 8 + 4 + 4 + 4) + index.length * 8L;
+  }
+
+  private void removeEntry(int e) {
+    index[position[e]] = TOMBSTONE;
+    unlink(e);
+    release(e);
+    size--;
+  }
+
+  private static long hash(long key) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    return h ^ (h >>> 29);
+  }
+
+  private static long fingerprint(long h) {
+    return h & 0xFFFF_FFFF_0000_0000L;
   }
 
   private int find(long key) {
-    int pos = findPosition(key);
-    return pos < 0 ? -1 : index[pos] - 1;
-  }
-
-  private int findPosition(long key) {
+    long h = hash(key);
+    long fp = fingerprint(h);
     int mask = index.length - 1;
-    int i = spread(key) & mask;
-    while (true) {
-      int v = index[i];
+    for (int i = (int) h & mask; ; i = (i + 1) & mask) {
+      long v = index[i];
       if (v == 0) {
         return -1;
       }
-      if (v > 0 && keys[v - 1] == key) {
-        return i;
+      if ((v & 0xFFFF_FFFF_0000_0000L) == fp && v != TOMBSTONE) {
+        int e = (int) v - 1;
+        if (keys[e] == key) {
+          return e;
+        }
       }
-      i = (i + 1) & mask;
     }
   }
 
@@ -145,34 +171,33 @@ final class SlotLru {
     if ((indexUsed + 1) * 2L > index.length) {
       rehash(size * 4 + 32 > index.length ? index.length * 2 : index.length);
     }
+    long h = hash(key);
     int mask = index.length - 1;
-    int i = spread(key) & mask;
-    while (index[i] > 0) {
+    int i = (int) h & mask;
+    while (index[i] != 0 && index[i] != TOMBSTONE) {
       i = (i + 1) & mask;
     }
     if (index[i] == 0) {
       indexUsed++;
     }
-    index[i] = entry + 1;
+    index[i] = fingerprint(h) | (entry + 1);
+    position[entry] = i;
   }
 
   private void rehash(int capacity) {
-    index = new int[capacity];
+    index = new long[capacity];
     indexUsed = 0;
     int mask = capacity - 1;
     for (int e = head; e != NIL; e = next[e]) {
-      int i = spread(keys[e]) & mask;
+      long h = hash(keys[e]);
+      int i = (int) h & mask;
       while (index[i] != 0) {
         i = (i + 1) & mask;
       }
-      index[i] = e + 1;
+      index[i] = fingerprint(h) | (e + 1);
+      position[e] = i;
       indexUsed++;
     }
-  }
-
-  private static int spread(long key) {
-    int h = (int) (key ^ (key >>> 32));
-    return (h ^ (h >>> 16)) * 0x9E3779B1;
   }
 
   private int allocate() {
@@ -187,10 +212,10 @@ final class SlotLru {
       ticks = Arrays.copyOf(ticks, n);
       prev = Arrays.copyOf(prev, n);
       next = Arrays.copyOf(next, n);
+      position = Arrays.copyOf(position, n);
     }
     return allocated++;
   }
-
   private void release(int e) {
     next[e] = free;
     free = e;

@@ -272,9 +272,9 @@ class PrefixIndexTest {
     int[][] s = small.allocate(2);
     int perPair = PrefixIndex.ENTRY_BYTES + PrefixIndex.BLOCK_BYTES;
     int fits = (int) (PrefixIndex.MIN_BUDGET_BYTES / perPair);
-    int[] a = new int[300];
-    int[] b = new int[300];
-    for (int i = 0; i < 300; i++) {
+    int[] a = new int[400];
+    int[] b = new int[400];
+    for (int i = 0; i < 400; i++) {
       a[i] = i;
       b[i] = 1_000 + i;
     }
@@ -284,13 +284,13 @@ class PrefixIndexTest {
     six.insertRouted(s[0][0], s[0][1], older, 0);
     six.insertRouted(s[1][0], s[1][1], newer, 0);
 
-    int evicted = 600 - fits;
+    int evicted = 800 - fits;
     assertThat(evicted).isPositive();
     assertThat(six.estimatedBytes()).isLessThanOrEqualTo(six.budgetBytes());
     assertThat(six.entryCount()).isEqualTo(fits);
-    assertThat(small.match(newer, s[1][0])).as("the most recent insert is whole").isEqualTo(300);
+    assertThat(small.match(newer, s[1][0])).as("the most recent insert is whole").isEqualTo(400);
     assertThat(small.match(older, s[0][0])).as("the older one lost its deepest blocks")
-        .isEqualTo(300 - evicted);
+        .isEqualTo(400 - evicted);
   }
 
   @Test
@@ -306,8 +306,8 @@ class PrefixIndexTest {
     small.index.insertRouted(s[0][0], s[0][1], p, 0);
     small.index.insertRouted(s[1][0], s[1][1], p, 0);
 
-    // 400 x (40 + 72) + 400 x 40 = 60,800 bytes: within 64 KiB, nothing evicted
-    assertThat(small.index.estimatedBytes()).isEqualTo(400L * 112 + 400L * 40);
+    // 400 x (52 + 48) + 400 x 52 = 60,800 bytes: within 64 KiB, nothing evicted
+    assertThat(small.index.estimatedBytes()).isEqualTo(400L * 100 + 400L * 52);
     assertThat(small.match(p, s[0][0], s[1][0])).containsExactly(400, 400);
   }
 

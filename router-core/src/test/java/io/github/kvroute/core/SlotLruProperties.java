@@ -16,7 +16,7 @@ import net.jqwik.api.Provide;
 /** {@link SlotLru} behaves like an access-ordered {@link LinkedHashMap} from key to last tick. */
 class SlotLruProperties {
 
-  /** kind 0-5 touch, 6-7 remove, 8 clear; keys from a small pool, half of them colliding. */
+  /** kind 0-5 touch, 6-7 remove, 8 remove the tail, 9 clear; keys from a small pool, half colliding. */
   record Step(int kind, int key) {
     long keyValue() {
       long k = key;
@@ -26,7 +26,7 @@ class SlotLruProperties {
 
   @Provide
   Arbitrary<List<Step>> steps() {
-    return Combinators.combine(Arbitraries.integers().between(0, 8),
+    return Combinators.combine(Arbitraries.integers().between(0, 9),
         Arbitraries.integers().between(0, 60)).as(Step::new).list().ofMaxSize(300);
   }
 
@@ -45,6 +45,12 @@ class SlotLruProperties {
         assertThat(lru.touch(key, tick)).as("touch %s", s).isEqualTo(added);
       } else if (s.kind() <= 7) {
         assertThat(lru.remove(key)).as("remove %s", s).isEqualTo(model.remove(key) != null);
+      } else if (s.kind() == 8) {
+        if (!model.isEmpty()) {
+          Long eldest = model.keySet().iterator().next();
+          model.remove(eldest);
+          assertThat(lru.removeTail()).as("remove the tail").isEqualTo(eldest);
+        }
       } else {
         lru.clear();
         model.clear();
@@ -52,7 +58,7 @@ class SlotLruProperties {
 
       assertThat(lru.size()).isEqualTo(model.size());
       assertThat(lru.contains(key)).isEqualTo(model.containsKey(key));
-      assertThat(lru.tickOf(key)).isEqualTo(model.getOrDefault(key, -1L));
+      assertThat(lru.tickOf(key)).isEqualTo(peek(model, key));
       List<Long> mostRecentFirst = new ArrayList<>(model.keySet());
       java.util.Collections.reverse(mostRecentFirst);
       assertThat(lru.keysByRecency())
@@ -65,5 +71,11 @@ class SlotLruProperties {
         assertThat(lru.tailTick()).isEqualTo(Long.MAX_VALUE);
       }
     }
+  }
+
+  /** The tick of {@code key} in {@code model}, or -1, without counting as an access. */
+  private static long peek(LinkedHashMap<Long, Long> model, long key) {
+    return model.entrySet().stream().filter(e -> e.getKey() == key).mapToLong(Map.Entry::getValue)
+        .findFirst().orElse(-1L);
   }
 }

@@ -1,17 +1,20 @@
 package io.github.kvroute.testkit.sim;
 
-import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * A map from primitive {@code long} keys to values: open addressing with linear probing and
  * backward-shift deletion (no tombstones), so lookups of the block registry neither box keys nor chase
- * chains. Guava and the JDK have no primitive map; this is the minimum the simulator's hot path needs.
+ * chains. Key 0 marks an empty position, so a probe reads only the key array until it hits; the key 0
+ * itself is kept in a field of its own. Guava and the JDK have no primitive map; this is the minimum the
+ * simulator's hot path needs.
  *
  * <p>Not thread-safe.
  */
 final class LongMap<V> {
   private long[] keys;
   private Object[] values;
+  private Object zeroValue;
   private int size;
   private int mask;
 
@@ -28,38 +31,52 @@ final class LongMap<V> {
 
   @SuppressWarnings("unchecked")
   V get(long key) {
+    if (key == 0) {
+      return (V) zeroValue;
+    }
+    long[] ks = keys;
     for (int i = slot(key, mask); ; i = (i + 1) & mask) {
-      Object v = values[i];
-      if (v == null) {
-        return null;
+      long k = ks[i];
+      if (k == key) {
+        return (V) values[i];
       }
-      if (keys[i] == key) {
-        return (V) v;
+      if (k == 0) {
+        return null;
       }
     }
   }
 
   /** Maps {@code key} to {@code value} (non-null), replacing any previous value. */
   void put(long key, V value) {
-    if ((size + 1) * 2 > values.length) {
+    if (key == 0) {
+      size += zeroValue == null ? 1 : 0;
+      zeroValue = value;
+      return;
+    }
+    if ((size + 1) * 2 > keys.length) {
       grow();
     }
     int i = slot(key, mask);
-    while (values[i] != null && keys[i] != key) {
+    while (keys[i] != 0 && keys[i] != key) {
       i = (i + 1) & mask;
     }
-    if (values[i] == null) {
+    if (keys[i] == 0) {
+      keys[i] = key;
       size++;
     }
-    keys[i] = key;
     values[i] = value;
   }
 
   /** Removes {@code key} if present. */
   void remove(long key) {
+    if (key == 0) {
+      size -= zeroValue == null ? 0 : 1;
+      zeroValue = null;
+      return;
+    }
     int i = slot(key, mask);
     while (true) {
-      if (values[i] == null) {
+      if (keys[i] == 0) {
         return;
       }
       if (keys[i] == key) {
@@ -70,7 +87,7 @@ final class LongMap<V> {
     size--;
     // backward-shift: move later entries of the run into the hole when their home allows it
     int hole = i;
-    for (int j = (hole + 1) & mask; values[j] != null; j = (j + 1) & mask) {
+    for (int j = (hole + 1) & mask; keys[j] != 0; j = (j + 1) & mask) {
       int home = slot(keys[j], mask);
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         keys[hole] = keys[j];
@@ -78,6 +95,7 @@ final class LongMap<V> {
         hole = j;
       }
     }
+    keys[hole] = 0;
     values[hole] = null;
   }
 
@@ -87,10 +105,13 @@ final class LongMap<V> {
 
   /** Applies {@code action} to every value (in no particular order). */
   @SuppressWarnings("unchecked")
-  void forEachValue(java.util.function.Consumer<V> action) {
-    for (Object v : values) {
-      if (v != null) {
-        action.accept((V) v);
+  void forEachValue(Consumer<V> action) {
+    if (zeroValue != null) {
+      action.accept((V) zeroValue);
+    }
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i] != 0) {
+        action.accept((V) values[i]);
       }
     }
   }
@@ -98,22 +119,19 @@ final class LongMap<V> {
   private void grow() {
     long[] oldKeys = keys;
     Object[] oldValues = values;
-    int n = oldValues.length * 2;
+    int n = oldKeys.length * 2;
     keys = new long[n];
     values = new Object[n];
     mask = n - 1;
-    size = 0;
-    for (int i = 0; i < oldValues.length; i++) {
-      if (oldValues[i] != null) {
+    for (int i = 0; i < oldKeys.length; i++) {
+      if (oldKeys[i] != 0) {
         int j = slot(oldKeys[i], mask);
-        while (values[j] != null) {
+        while (keys[j] != 0) {
           j = (j + 1) & mask;
         }
         keys[j] = oldKeys[i];
         values[j] = oldValues[i];
-        size++;
       }
     }
-    Arrays.fill(oldValues, null);
   }
 }
