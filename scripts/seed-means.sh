@@ -4,13 +4,18 @@
 #
 #   scripts/seed-means.sh POLICY[,POLICY...] [SEEDS] [extra kvroute-sim compare options...]
 #   scripts/seed-means.sh hybrid-cost,cache-aware 1,2,3 --option hybrid-cost.externality=none
+#
+# KVROUTE_SIM_JAR=path/to/kvroute-sim.jar compares another build (say, a worktree of an older commit).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 policies=${1:?usage: seed-means.sh POLICY[,POLICY...] [SEEDS] [options...]}
 seeds=${2:-1,2,3}
 shift $(( $# >= 2 ? 2 : 1 ))
-"$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
-jar="$root/examples/target/kvroute-sim.jar"
+jar="${KVROUTE_SIM_JAR:-}"
+if [[ -z "$jar" ]]; then
+  "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
+  jar="$root/examples/target/kvroute-sim.jar"
+fi
 for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '{print $1}'); do
   for seed in ${seeds//,/ }; do
     java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \

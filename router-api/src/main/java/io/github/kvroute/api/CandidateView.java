@@ -53,6 +53,18 @@ public interface CandidateView {
   double estimatedQueueMillis();
 
   /**
+   * {@link #estimatedQueueMillis()} corrected by what outcomes showed about this replica: times the
+   * learnt ratio of the waits its requests really had to the waits predicted for them (a busy
+   * continuous-batching engine spends part of every step decoding, so queued work drains slower than
+   * its prefill time). Policies rank replicas by the uncorrected estimate; absolute judgements, such as
+   * whether a request can still meet its deadline, use this. Equal to the estimate until outcomes say
+   * otherwise, and for views that do not learn.
+   */
+  default double calibratedQueueMillis() {
+    return estimatedQueueMillis();
+  }
+
+  /**
    * Outstanding work in tokens (queued prompt tokens plus remaining output), counting what this router
    * sent since the report: the quantity least-outstanding-tokens balances.
    */
@@ -135,6 +147,7 @@ public interface CandidateView {
     long inFlightPromptTokens;
     int dispatchedSinceSnapshot;
     double estimatedQueueMillis;
+    double calibratedQueueMillis = Double.NaN;
     long estimatedOutstandingTokens;
     int matchedBlocks;
     int matchedTokens;
@@ -206,6 +219,12 @@ public interface CandidateView {
 
     public Builder estimatedQueueMillis(double v) {
       estimatedQueueMillis = Checks.nonNegativeFinite(v, "estimatedQueueMillis");
+      return this;
+    }
+
+    /** Defaults to {@link #estimatedQueueMillis(double)}'s value. */
+    public Builder calibratedQueueMillis(double v) {
+      calibratedQueueMillis = Checks.nonNegativeFinite(v, "calibratedQueueMillis");
       return this;
     }
 

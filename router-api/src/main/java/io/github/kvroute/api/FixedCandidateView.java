@@ -16,6 +16,7 @@ final class FixedCandidateView implements CandidateView {
   private final long inFlightPromptTokens;
   private final int dispatchedSinceSnapshot;
   private final double estimatedQueueMillis;
+  private final double calibratedQueueMillis;
   private final long estimatedOutstandingTokens;
   private final int matchedBlocks;
   private final int matchedTokens;
@@ -44,6 +45,8 @@ final class FixedCandidateView implements CandidateView {
     inFlightPromptTokens = b.inFlightPromptTokens;
     dispatchedSinceSnapshot = b.dispatchedSinceSnapshot;
     estimatedQueueMillis = b.estimatedQueueMillis;
+    calibratedQueueMillis = Double.isNaN(b.calibratedQueueMillis)
+        ? b.estimatedQueueMillis : b.calibratedQueueMillis;
     estimatedOutstandingTokens = b.estimatedOutstandingTokens;
     matchedBlocks = b.matchedBlocks;
     matchedTokens = b.matchedTokens;
@@ -72,6 +75,7 @@ final class FixedCandidateView implements CandidateView {
   @Override public long inFlightPromptTokens() { return inFlightPromptTokens; }
   @Override public int dispatchedSinceSnapshot() { return dispatchedSinceSnapshot; }
   @Override public double estimatedQueueMillis() { return estimatedQueueMillis; }
+  @Override public double calibratedQueueMillis() { return calibratedQueueMillis; }
   @Override public long estimatedOutstandingTokens() { return estimatedOutstandingTokens; }
   @Override public int matchedBlocks() { return matchedBlocks; }
   @Override public int matchedTokens() { return matchedTokens; }

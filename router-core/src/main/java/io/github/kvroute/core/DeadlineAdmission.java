@@ -42,14 +42,36 @@ final class DeadlineAdmission implements AdmissionController {
       return proposed;
     }
     OptionalLong remaining = remainingBudgetMillis(request, context.nowNanos());
-    if (remaining.isEmpty() || proposed.cost().totalMillis() <= remaining.getAsLong()) {
+    if (remaining.isEmpty()) {
+      return proposed;
+    }
+    double predicted = proposed.cost().totalMillis() + queueCorrection(context, proposed);
+    if (predicted <= remaining.getAsLong()) {
       return proposed;
     }
     double wait = waitUntilSomeCandidateFits(context, remaining.getAsLong());
     return RoutingDecision.rejected(RejectReason.DEADLINE,
         String.format("predicted %.0f ms on %s exceeds the remaining budget of %d ms",
-            proposed.cost().totalMillis(), proposed.replicaId(), remaining.getAsLong()),
+            predicted, proposed.prefillReplicaId().orElse(proposed.replicaId()),
+            remaining.getAsLong()),
         Double.isNaN(wait) ? null : retryAfter(wait));
+  }
+
+  /**
+   * How much longer than the decision's own estimate its TTFT is expected to be, by what outcomes
+   * showed about the queue of the replica that runs the prefill: calibrated minus estimated queue.
+   */
+  private static double queueCorrection(RoutingContext context, RoutingDecision decision) {
+    String id = decision.prefillReplicaId().orElse(decision.replicaId());
+    long epoch = decision.prefillReplicaId().isPresent() ? decision.prefillEpoch() : decision.epoch();
+    for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
+      for (CandidateView c : list) {
+        if (c.epoch() == epoch && c.replicaId().equals(id)) {
+          return c.calibratedQueueMillis() - c.estimatedQueueMillis();
+        }
+      }
+    }
+    return 0;
   }
 
   /** Budget minus upstream time minus time spent since the request reached the router. */
@@ -63,18 +85,22 @@ final class DeadlineAdmission implements AdmissionController {
   }
 
   /**
-   * The least wait after which a candidate's predicted cost fits {@code budget}, assuming its queue
-   * drains at one millisecond per millisecond and nothing else changes; {@code NaN} when none could
-   * fit even with an empty queue.
+   * The least wait after which a candidate's predicted cost (with its calibrated queue) fits
+   * {@code budget}, assuming the estimated queue drains at one millisecond per millisecond (so the
+   * calibrated one at its factor) and nothing else changes; {@code NaN} when none could fit even with an
+   * empty queue.
    */
   private static double waitUntilSomeCandidateFits(RoutingContext context, long budget) {
     double best = Double.NaN;
     // whole-request replicas, and the prefill side of a disaggregated fleet (where TTFT is decided)
     for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
       for (CandidateView c : list) {
-        double over = context.estimateMillis(c) - budget;
-        if (over <= c.estimatedQueueMillis() && (Double.isNaN(best) || over < best)) {
-          best = Math.max(0, over);
+        double estimated = c.estimatedQueueMillis();
+        double calibrated = c.calibratedQueueMillis();
+        double over = context.estimateMillis(c) + calibrated - estimated - budget;
+        double wait = estimated > 0 && calibrated > 0 ? over * estimated / calibrated : over;
+        if (over <= calibrated && (Double.isNaN(best) || wait < best)) {
+          best = Math.max(0, wait);
         }
       }
     }
@@ -85,7 +111,7 @@ final class DeadlineAdmission implements AdmissionController {
     double best = Double.POSITIVE_INFINITY;
     for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
       for (CandidateView c : list) {
-        best = Math.min(best, c.estimatedQueueMillis());
+        best = Math.min(best, c.calibratedQueueMillis());
       }
     }
     return best;

@@ -200,6 +200,7 @@ final class DecisionPipeline {
     v.inFlightPromptTokens = r.inFlightPromptTokens;
     v.dispatchedSinceSnapshot = r.sinceCount;
     v.estimatedQueueMillis = r.queueMillis;
+    v.queueFactor = entry.calibration.queueFactor();
     boolean reportsWork =
         snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
     v.estimatedOutstandingTokens = reportsWork
@@ -344,7 +345,9 @@ final class DecisionPipeline {
     double work = PrefillTerm.prefillMillis(request.promptTokens(), computeView);
     Lease lease = new Lease(ref, chosen.entry, d.epoch(),
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
-        request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work);
+        request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
+        computeView.estimatedQueueMillis,
+        d.cost().millis(QueueTerm.INSTANCE.name()).orElse(Double.NaN));
     checkArgument(leases.add(lease),
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
     lease.probe = chosen.probe;

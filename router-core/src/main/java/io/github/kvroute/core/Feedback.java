@@ -125,6 +125,11 @@ final class Feedback {
         computed.calibration.recordPrefill(prefillMillis, costModel.prefillOverheadMillis(),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
       }
+      if (outcome.ttft().isPresent()) {
+        // what the decision predicted besides the queue: its cost without its queue term
+        computed.calibration.recordQueue(lease.predictedQueueMillis,
+            lease.predictedCostMillis - lease.queueTermMillis, outcome.ttft().get().toNanos() / 1e6);
+      }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);
     }

@@ -20,6 +20,9 @@ final class Lease {
   final double predictedCostMillis;
   /** Prefill time this attempt adds to the replica's queue. */
   final double workMillis;
+  /** The compute replica's queue estimate, and the queue term of the decision's cost (NaN if none). */
+  final double predictedQueueMillis;
+  final double queueTermMillis;
   volatile IndexStore.Insert insert;
   volatile boolean probe;
 
@@ -31,7 +34,8 @@ final class Lease {
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
-      double predictedCostMillis, double workMillis) {
+      double predictedCostMillis, double workMillis, double predictedQueueMillis,
+      double queueTermMillis) {
     this.ref = ref;
     this.replica = replica;
     this.epoch = epoch;
@@ -42,6 +46,8 @@ final class Lease {
     this.predictedMatchedTokens = predictedMatchedTokens;
     this.predictedCostMillis = predictedCostMillis;
     this.workMillis = workMillis;
+    this.predictedQueueMillis = predictedQueueMillis;
+    this.queueTermMillis = queueTermMillis;
   }
 
   /** The replica whose cache and queue the prefill used. */

@@ -23,6 +23,8 @@ final class MutableView implements CandidateView {
   long inFlightPromptTokens;
   int dispatchedSinceSnapshot;
   double estimatedQueueMillis;
+  /** The learnt queue factor: {@link #calibratedQueueMillis()} over the estimate. */
+  double queueFactor = 1;
   long estimatedOutstandingTokens;
   int matchedBlocks;
   int matchedTokens;
@@ -96,6 +98,11 @@ final class MutableView implements CandidateView {
   @Override
   public double estimatedQueueMillis() {
     return estimatedQueueMillis;
+  }
+
+  @Override
+  public double calibratedQueueMillis() {
+    return estimatedQueueMillis * queueFactor;
   }
 
   @Override

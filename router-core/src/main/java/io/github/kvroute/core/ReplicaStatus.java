@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param exactIndex whether its prefix-index entries come from KV events (exact) or routing (guesses)
  * @param indexEntries blocks the index believes it holds
  * @param cacheHitReliability how far outcomes confirmed those beliefs, in [0, 1]
+ * @param queueFactor how much longer than estimated its queues have taken to drain, learnt from
+ *     outcomes (1 until they say otherwise); admission judges deadlines by the estimate times this
  *
  * <p>Immutable and thread-safe.
  */
@@ -35,4 +37,5 @@ public record ReplicaStatus(
     double estimatedQueueMillis,
     boolean exactIndex,
     int indexEntries,
-    double cacheHitReliability) {}
+    double cacheHitReliability,
+    double queueFactor) {}

@@ -184,7 +184,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
           e.breaker.state(),
           observed == Long.MIN_VALUE ? -1 : Math.max(0, now - observed) / 1e6,
           r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact,
-          index.slotEntries(e.slot), e.calibration.reliability()));
+          index.slotEntries(e.slot), e.calibration.reliability(), e.calibration.queueFactor()));
     }
     return out;
   }

@@ -133,4 +133,51 @@ class AdmissionTest {
         .queueLimit(Priority.BATCH, null).queueLimit(Priority.BATCH, Duration.ZERO))
         .withMessageStartingWith("queueLimit BATCH: already set");
   }
+
+  // --------------------------------------------------------------- calibrated queue (outcomes)
+
+  /** Teaches {@code router} that r0's queues take {@code factor} times their estimate. */
+  private void teachQueueFactor(Router router, double queueMillis, double factor) {
+    for (int i = 0; i < 200; i++) {
+      router.onSnapshot(queued("r0", queueMillis));
+      io.github.kvroute.api.Request r = request("lesson-" + i, prompt(1_000, 1_000 + i)).build();
+      RoutingDecision d = router.route(r);
+      router.onOutcome(TestData.outcome(r, d, io.github.kvroute.api.OutcomeStatus.SUCCESS)
+          .cachedTokens(0).ttft(Duration.ofMillis(Math.round(factor * queueMillis + 55))).build());
+    }
+  }
+
+  @Test
+  void theDeadlineIsJudgedByTheQueueOutcomesTaught() {
+    Router untaught = router(Admission.standard(), 200);
+    Router taught = router(Admission.standard(), 200);
+    teachQueueFactor(taught, 200, 2.0);
+    taught.onSnapshot(queued("r0", 200));
+
+    // 200 ms of queue + 55 ms of prefill = 255 ms fits 300; taught, 2 x 200 + 55 = 455 does not
+    RoutingDecision fits = untaught.route(request("q-1", P).ttftBudget(Duration.ofMillis(300)).build());
+    RoutingDecision vetoed = taught.route(request("q-1", P).ttftBudget(Duration.ofMillis(300)).build());
+
+    assertThat(fits.isRouted()).isTrue();
+    assertThat(fits.cost().totalMillis()).as("the policy's estimate").isEqualTo(255.0);
+    assertThat(vetoed.reason()).isEqualTo(RejectReason.DEADLINE);
+    assertThat(vetoed.detail()).startsWith("predicted 45");
+    // the calibrated queue (400) drains at 2 ms per ms: 155 ms over the budget is ~78 ms away
+    assertThat(vetoed.retryAfter()).isPresent();
+    assertThat(vetoed.retryAfter().get().toMillis()).isBetween(76L, 80L);
+  }
+
+  @Test
+  void backpressureIsJudgedByTheQueueOutcomesTaught() {
+    Router taught = router(Admission.standard(), 600);
+    teachQueueFactor(taught, 600, 2.0);
+    taught.onSnapshot(queued("r0", 600));
+
+    // BATCH's default limit is 1 s: 600 ms estimated passes, 2 x 600 calibrated does not
+    RoutingDecision d = taught.route(request("b-1", P).priority(Priority.BATCH).build());
+
+    assertThat(d.reason()).isEqualTo(RejectReason.OVERLOADED);
+    assertThat(router(Admission.standard(), 600)
+        .route(request("b-1", P).priority(Priority.BATCH).build()).isRouted()).isTrue();
+  }
 }

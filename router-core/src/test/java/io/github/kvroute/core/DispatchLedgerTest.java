@@ -27,7 +27,7 @@ class DispatchLedgerTest {
 
   private Lease send(long atMillis, double workMillis) {
     Lease l = new Lease(new RequestRef("q-" + ++leases, 1), null, 0, null, atMillis * MS, 1_000,
-        100, 0, workMillis, workMillis);
+        100, 0, workMillis, workMillis, 0, Double.NaN);
     ledger.dispatch(l);
     return l;
   }
@@ -158,7 +158,7 @@ class DispatchLedgerTest {
   @Test
   void decodeHoldsCountInFlightButAddNoQueue() {
     ledger.onReport(0, 0, 0);
-    Lease l = new Lease(new RequestRef("pd", 1), null, 0, null, 0, 500, 50, 0, 0, 40);
+    Lease l = new Lease(new RequestRef("pd", 1), null, 0, null, 0, 500, 50, 0, 0, 40, 0, Double.NaN);
 
     ledger.holdDecode(l);
 

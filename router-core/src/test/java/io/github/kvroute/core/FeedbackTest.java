@@ -202,4 +202,60 @@ class FeedbackTest {
 
     assertThat(router.route(request("q-2", extended).build()).matchedTokens()).isEqualTo(320);
   }
+
+  // ------------------------------------------------------------------------------ queue factor
+
+  /** Routes one request to {@code r0} (reported queue {@code queueMillis}) and reports its TTFT. */
+  private void queueLesson(int n, double queueMillis, double ttftMillis) {
+    router.onSnapshot(queued("r0", queueMillis));
+    Request r = request("qf-" + n, prompt(1_000, 100 + n)).build();
+    RoutingDecision d = router.route(r);
+    router.onOutcome(outcome(r, d, OutcomeStatus.SUCCESS).cachedTokens(0)
+        .ttft(Duration.ofMillis((long) ttftMillis)).build());
+  }
+
+  private double queueFactor() {
+    return router.replicas().get(0).queueFactor();
+  }
+
+  @Test
+  void queuesThatTakeLongerThanPredictedRaiseTheQueueFactorTowardTheirRatio() {
+    // predicted: 400 ms of queue + 55 ms of prefill; observed: 2 x 400 + 55
+    for (int i = 0; i < 200; i++) {
+      queueLesson(i, 400, 855);
+    }
+
+    assertThat(queueFactor()).isCloseTo(2.0, within(0.01));
+    CandidateView v = viewOf("r0", prompt(1_000, 99));
+    assertThat(v.estimatedQueueMillis()).as("ranking keeps the estimate").isEqualTo(400.0);
+    assertThat(v.calibratedQueueMillis()).isCloseTo(800.0, within(5.0));
+  }
+
+  @Test
+  void shortQueuesTeachNothing() {
+    for (int i = 0; i < 50; i++) {
+      queueLesson(i, Calibration.MIN_QUEUE_MILLIS - 1, 1_000);
+    }
+
+    assertThat(queueFactor()).isEqualTo(1.0);
+    assertThat(viewOf("r0", prompt(1_000, 99)).calibratedQueueMillis())
+        .isEqualTo(Calibration.MIN_QUEUE_MILLIS - 1);
+  }
+
+  @Test
+  void oneWildOutcomeMovesTheFactorOnlyByItsClampedWeight() {
+    queueLesson(0, 400, 60_000);
+
+    assertThat(queueFactor())
+        .isCloseTo(1 + Calibration.QUEUE_ALPHA * (Calibration.MAX_QUEUE_FACTOR - 1), within(1e-9));
+  }
+
+  @Test
+  void queuesThatDrainFasterThanPredictedLowerTheFactorDownToItsFloor() {
+    for (int i = 0; i < 300; i++) {
+      queueLesson(i, 400, 55);
+    }
+
+    assertThat(queueFactor()).isCloseTo(Calibration.MIN_QUEUE_FACTOR, within(0.01));
+  }
 }

@@ -45,6 +45,7 @@ final class RecordingPolicy implements RoutingPolicy {
         .inFlight(c.inFlightRequests(), c.inFlightTokens())
         .dispatchedSinceSnapshot(c.dispatchedSinceSnapshot())
         .estimatedQueueMillis(c.estimatedQueueMillis())
+        .calibratedQueueMillis(c.calibratedQueueMillis())
         .estimatedOutstandingTokens(c.estimatedOutstandingTokens())
         .matched(c.matchedBlocks(), c.matchedTokens())
         .prefill(c.prefillOverheadMillis(), c.prefillMillisPerToken())

@@ -17,6 +17,8 @@ final class RequestState {
   int attempts;
   boolean admitted;
   boolean firstPrefillMeasured;
+  /** The router's cost breakdown for the last routed attempt. */
+  io.github.kvroute.api.CostBreakdown predicted = io.github.kvroute.api.CostBreakdown.empty();
   End end;
 
   RequestState(SimRequest request, int router) {

@@ -211,6 +211,7 @@ final class Simulation implements ReplicaHost {
       return;
     }
     counters.routed++;
+    st.predicted = d.cost();
     if (!st.admitted) {
       st.admitted = true;
       metrics.admitted++;
@@ -242,7 +243,8 @@ final class Simulation implements ReplicaHost {
       records.add(new RequestRecord(st.request.id(), end, reason == null ? "" : reason,
           done ? last.firstTokenAtNanos - arrival : -1, done ? events.read() - arrival : -1,
           last == null ? 0 : last.firstCachedTokens,
-          last == null ? "" : "replica-" + last.replica, st.attempts));
+          last == null ? "" : "replica-" + last.replica, st.attempts,
+          done ? last.firstAdmittedAtNanos - last.enqueuedAtNanos : -1, st.predicted));
     }
     if (counters.ended % progressEvery == 0 && counters.ended < expected) {
       progress.progress(counters.ended, expected);

@@ -29,6 +29,10 @@ class ReplicaTimelineTest {
     assertThat(run.get("a").ttftNanos()).isEqualTo(nanos(63.06));
     assertThat(stepMillis(1, 1, 1_000)).isCloseTo(55 + 8.06, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(run.get("a").cachedTokens()).isZero();
+    assertThat(run.get("a").queueNanos()).as("admitted at once").isZero();
+    assertThat(run.get("a").predicted().millis("prefill")).as("the router's prediction, kept")
+        .hasValue(55.0);
+    assertThat(run.get("a").predicted().millis("queue")).hasValue(0.0);
   }
 
   @Test
