@@ -65,6 +65,16 @@ public interface CandidateView {
   }
 
   /**
+   * How far the real wait has strayed around {@link #calibratedQueueMillis()}: the standard deviation
+   * outcomes showed, in milliseconds at the current queue. An admission controller that wants a
+   * deadline met with some confidence adds a multiple of it. 0 until outcomes say otherwise, and for
+   * views that do not learn.
+   */
+  default double queueUncertaintyMillis() {
+    return 0;
+  }
+
+  /**
    * Outstanding work in tokens (queued prompt tokens plus remaining output), counting what this router
    * sent since the report: the quantity least-outstanding-tokens balances.
    */
@@ -148,6 +158,7 @@ public interface CandidateView {
     int dispatchedSinceSnapshot;
     double estimatedQueueMillis;
     double calibratedQueueMillis = Double.NaN;
+    double queueUncertaintyMillis;
     long estimatedOutstandingTokens;
     int matchedBlocks;
     int matchedTokens;
@@ -219,6 +230,11 @@ public interface CandidateView {
 
     public Builder estimatedQueueMillis(double v) {
       estimatedQueueMillis = Checks.nonNegativeFinite(v, "estimatedQueueMillis");
+      return this;
+    }
+
+    public Builder queueUncertaintyMillis(double v) {
+      queueUncertaintyMillis = Checks.nonNegativeFinite(v, "queueUncertaintyMillis");
       return this;
     }
 

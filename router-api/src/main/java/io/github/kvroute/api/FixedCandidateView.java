@@ -17,6 +17,7 @@ final class FixedCandidateView implements CandidateView {
   private final int dispatchedSinceSnapshot;
   private final double estimatedQueueMillis;
   private final double calibratedQueueMillis;
+  private final double queueUncertaintyMillis;
   private final long estimatedOutstandingTokens;
   private final int matchedBlocks;
   private final int matchedTokens;
@@ -47,6 +48,7 @@ final class FixedCandidateView implements CandidateView {
     estimatedQueueMillis = b.estimatedQueueMillis;
     calibratedQueueMillis = Double.isNaN(b.calibratedQueueMillis)
         ? b.estimatedQueueMillis : b.calibratedQueueMillis;
+    queueUncertaintyMillis = b.queueUncertaintyMillis;
     estimatedOutstandingTokens = b.estimatedOutstandingTokens;
     matchedBlocks = b.matchedBlocks;
     matchedTokens = b.matchedTokens;
@@ -76,6 +78,7 @@ final class FixedCandidateView implements CandidateView {
   @Override public int dispatchedSinceSnapshot() { return dispatchedSinceSnapshot; }
   @Override public double estimatedQueueMillis() { return estimatedQueueMillis; }
   @Override public double calibratedQueueMillis() { return calibratedQueueMillis; }
+  @Override public double queueUncertaintyMillis() { return queueUncertaintyMillis; }
   @Override public long estimatedOutstandingTokens() { return estimatedOutstandingTokens; }
   @Override public int matchedBlocks() { return matchedBlocks; }
   @Override public int matchedTokens() { return matchedTokens; }

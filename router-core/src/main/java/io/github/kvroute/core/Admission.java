@@ -22,6 +22,12 @@ import java.util.Set;
  *       rejected. The retry-after comes from the same estimates: the least time after which some
  *       candidate's queue will have drained enough for it to fit, or none when even an empty queue
  *       would not (waiting cannot help).
+ *       <p>The queue in that prediction is the one outcomes taught: the router's estimate times the
+ *       replica's learnt queue factor, plus {@code z} standard deviations of the factor's observed
+ *       spread for the configured {@linkplain Builder#deadlineConfidence confidence}. Until outcomes
+ *       arrive it is the estimate itself, so the worked example above holds as stated. Admitting a
+ *       request only when it will probably make its deadline matters under overload: one admitted at
+ *       the edge misses about half the time and delays those behind it.
  *   <li><b>Backpressure.</b> Per priority, an optional limit on the best available queue wait: when
  *       even the least-loaded candidate would make the request wait longer, the fleet is overloaded for
  *       that class and the request is rejected early, shedding {@link Priority#BATCH} first.
@@ -30,6 +36,9 @@ import java.util.Set;
  * <p>Thread-safety: the controllers built here are immutable and thread-safe.
  */
 public final class Admission {
+  /** See {@link Builder#deadlineConfidence}. */
+  public static final double DEFAULT_DEADLINE_CONFIDENCE = 0.9;
+
   private Admission() {}
 
   /** Deadline veto on; batch work shed when the best queue exceeds 1 s. */
@@ -46,6 +55,7 @@ public final class Admission {
     private boolean deadline = true;
     private final Map<Priority, Double> queueLimitMillis = new EnumMap<>(Priority.class);
     private double minRetryAfterMillis = 10;
+    private double deadlineConfidence = DEFAULT_DEADLINE_CONFIDENCE;
     private final Set<String> set = new HashSet<>();
 
     private Builder() {
@@ -79,6 +89,20 @@ public final class Admission {
       return this;
     }
 
+    /**
+     * How sure admission must be that a request will meet its deadline: it is admitted only if its
+     * predicted TTFT, with the queue calibrated by outcomes plus {@code z(confidence)} standard
+     * deviations of the queue's observed spread, fits the remaining budget. 0.5 judges by the
+     * calibrated mean alone. Default {@value #DEFAULT_DEADLINE_CONFIDENCE}.
+     */
+    public Builder deadlineConfidence(double confidence) {
+      once("deadlineConfidence");
+      checkArgument(confidence >= 0.5 && confidence <= 0.999,
+          "deadlineConfidence: %s (expected: in [0.5, 0.999])", confidence);
+      deadlineConfidence = confidence;
+      return this;
+    }
+
     /** The smallest retry-after a rejection carries. Default 10 ms. */
     public Builder minRetryAfter(Duration minimum) {
       once("minRetryAfter");
@@ -89,7 +113,8 @@ public final class Admission {
     }
 
     public AdmissionController build() {
-      return new DeadlineAdmission(deadline, new EnumMap<>(queueLimitMillis), minRetryAfterMillis);
+      return new DeadlineAdmission(deadline, new EnumMap<>(queueLimitMillis), minRetryAfterMillis,
+          NormalQuantile.of(deadlineConfidence));
     }
   }
 }

@@ -17,12 +17,20 @@ final class DeadlineAdmission implements AdmissionController {
   private final boolean deadline;
   private final EnumMap<Priority, Double> queueLimitMillis;
   private final double minRetryAfterMillis;
+  /** Standard deviations of the queue's spread added to its calibrated mean. */
+  private final double sigmas;
 
   DeadlineAdmission(boolean deadline, EnumMap<Priority, Double> queueLimitMillis,
-      double minRetryAfterMillis) {
+      double minRetryAfterMillis, double sigmas) {
     this.deadline = deadline;
     this.queueLimitMillis = queueLimitMillis;
     this.minRetryAfterMillis = minRetryAfterMillis;
+    this.sigmas = sigmas;
+  }
+
+  /** The wait {@code c}'s queue stays under with the configured confidence. */
+  private double confidentQueueMillis(CandidateView c) {
+    return c.calibratedQueueMillis() + sigmas * c.queueUncertaintyMillis();
   }
 
   @Override
@@ -58,16 +66,16 @@ final class DeadlineAdmission implements AdmissionController {
   }
 
   /**
-   * How much longer than the decision's own estimate its TTFT is expected to be, by what outcomes
-   * showed about the queue of the replica that runs the prefill: calibrated minus estimated queue.
+   * How much longer than the decision's own estimate its TTFT may be, by what outcomes showed about
+   * the queue of the replica that runs the prefill: the confident queue minus the estimated one.
    */
-  private static double queueCorrection(RoutingContext context, RoutingDecision decision) {
+  private double queueCorrection(RoutingContext context, RoutingDecision decision) {
     String id = decision.prefillReplicaId().orElse(decision.replicaId());
     long epoch = decision.prefillReplicaId().isPresent() ? decision.prefillEpoch() : decision.epoch();
     for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
       for (CandidateView c : list) {
         if (c.epoch() == epoch && c.replicaId().equals(id)) {
-          return c.calibratedQueueMillis() - c.estimatedQueueMillis();
+          return confidentQueueMillis(c) - c.estimatedQueueMillis();
         }
       }
     }
@@ -85,18 +93,18 @@ final class DeadlineAdmission implements AdmissionController {
   }
 
   /**
-   * The least wait after which a candidate's predicted cost (with its calibrated queue) fits
+   * The least wait after which a candidate's predicted cost (with its confident queue) fits
    * {@code budget}, assuming the estimated queue drains at one millisecond per millisecond (so the
-   * calibrated one at its factor) and nothing else changes; {@code NaN} when none could fit even with an
-   * empty queue.
+   * confident one proportionally faster) and nothing else changes; {@code NaN} when none could fit
+   * even with an empty queue.
    */
-  private static double waitUntilSomeCandidateFits(RoutingContext context, long budget) {
+  private double waitUntilSomeCandidateFits(RoutingContext context, long budget) {
     double best = Double.NaN;
     // whole-request replicas, and the prefill side of a disaggregated fleet (where TTFT is decided)
     for (List<CandidateView> list : List.of(context.candidates(), context.prefillCandidates())) {
       for (CandidateView c : list) {
         double estimated = c.estimatedQueueMillis();
-        double calibrated = c.calibratedQueueMillis();
+        double calibrated = confidentQueueMillis(c);
         double over = context.estimateMillis(c) + calibrated - estimated - budget;
         double wait = estimated > 0 && calibrated > 0 ? over * estimated / calibrated : over;
         if (over <= calibrated && (Double.isNaN(best) || wait < best)) {

@@ -201,6 +201,7 @@ final class DecisionPipeline {
     v.dispatchedSinceSnapshot = r.sinceCount;
     v.estimatedQueueMillis = r.queueMillis;
     v.queueFactor = entry.calibration.queueFactor();
+    v.queueFactorSpread = entry.calibration.queueFactorSpread();
     boolean reportsWork =
         snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
     v.estimatedOutstandingTokens = reportsWork

@@ -23,8 +23,9 @@ final class MutableView implements CandidateView {
   long inFlightPromptTokens;
   int dispatchedSinceSnapshot;
   double estimatedQueueMillis;
-  /** The learnt queue factor: {@link #calibratedQueueMillis()} over the estimate. */
+  /** The learnt queue factor ({@link #calibratedQueueMillis()} over the estimate) and its spread. */
   double queueFactor = 1;
+  double queueFactorSpread;
   long estimatedOutstandingTokens;
   int matchedBlocks;
   int matchedTokens;
@@ -103,6 +104,11 @@ final class MutableView implements CandidateView {
   @Override
   public double calibratedQueueMillis() {
     return estimatedQueueMillis * queueFactor;
+  }
+
+  @Override
+  public double queueUncertaintyMillis() {
+    return estimatedQueueMillis * queueFactorSpread;
   }
 
   @Override

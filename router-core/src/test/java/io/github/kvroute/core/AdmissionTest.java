@@ -4,6 +4,7 @@ import static io.github.kvroute.core.TestData.prompt;
 import static io.github.kvroute.core.TestData.queued;
 import static io.github.kvroute.core.TestData.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import io.github.kvroute.api.AdmissionController;
@@ -138,13 +139,47 @@ class AdmissionTest {
 
   /** Teaches {@code router} that r0's queues take {@code factor} times their estimate. */
   private void teachQueueFactor(Router router, double queueMillis, double factor) {
-    for (int i = 0; i < 200; i++) {
+    teachQueueFactors(router, queueMillis, factor, factor);
+  }
+
+  /** Teaches {@code router} that r0's queues take alternately {@code f1} and {@code f2} times. */
+  private void teachQueueFactors(Router router, double queueMillis, double f1, double f2) {
+    for (int i = 0; i < 400; i++) {
       router.onSnapshot(queued("r0", queueMillis));
       io.github.kvroute.api.Request r = request("lesson-" + i, prompt(1_000, 1_000 + i)).build();
       RoutingDecision d = router.route(r);
+      double factor = i % 2 == 0 ? f1 : f2;
       router.onOutcome(TestData.outcome(r, d, io.github.kvroute.api.OutcomeStatus.SUCCESS)
           .cachedTokens(0).ttft(Duration.ofMillis(Math.round(factor * queueMillis + 55))).build());
     }
+  }
+
+  @ParameterizedTest(name = "confidence {0} -> admitted {1}")
+  @CsvSource({"0.5, true", "0.7, true", "0.9, false"})
+  void aScatteredQueueNeedsMoreRoomTheSurerAdmissionMustBe(double confidence, boolean admitted) {
+    Router router = router(Admission.newBuilder().deadlineConfidence(confidence).build(), 200);
+    // factor 1 on average, spread 0.5: at 200 ms the wait is 200 +- 100 ms
+    teachQueueFactors(router, 200, 0.5, 1.5);
+    router.onSnapshot(queued("r0", 200));
+
+    // budget 350: 200 + 55 fits at the mean (0.5) and at z(0.7) = 0.52 -> 307;
+    // z(0.9) = 1.28 -> 383 does not
+    RoutingDecision d = router.route(request("q-1", P).ttftBudget(Duration.ofMillis(350)).build());
+
+    assertThat(d.isRouted()).isEqualTo(admitted);
+  }
+
+  @Test
+  void deadlineConfidenceIsValidatedAndSetOnce() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Admission.newBuilder().deadlineConfidence(0.4))
+        .withMessage("deadlineConfidence: 0.4 (expected: in [0.5, 0.999])");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Admission.newBuilder().deadlineConfidence(Double.NaN))
+        .withMessage("deadlineConfidence: NaN (expected: in [0.5, 0.999])");
+    assertThatIllegalStateException()
+        .isThrownBy(() -> Admission.newBuilder().deadlineConfidence(0.8).deadlineConfidence(0.9))
+        .withMessageContaining("deadlineConfidence: already set");
   }
 
   @Test

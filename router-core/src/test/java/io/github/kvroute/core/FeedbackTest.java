@@ -258,4 +258,22 @@ class FeedbackTest {
 
     assertThat(queueFactor()).isCloseTo(Calibration.MIN_QUEUE_FACTOR, within(0.01));
   }
+
+  @Test
+  void scatteredQueuesLeaveASpreadSteadyOnesDoNot() {
+    // alternately 1.5 and 2.5 times the 400 ms estimate: mean 2, standard deviation 0.5
+    for (int i = 0; i < 400; i++) {
+      queueLesson(i, 400, (i % 2 == 0 ? 1.5 : 2.5) * 400 + 55);
+    }
+    CandidateView scattered = viewOf("r0", prompt(1_000, 99));
+
+    assertThat(queueFactor()).isCloseTo(2.0, within(0.05));
+    assertThat(scattered.queueUncertaintyMillis()).isCloseTo(0.5 * 400, within(0.05 * 400));
+
+    for (int i = 400; i < 800; i++) {
+      queueLesson(i, 400, 2.0 * 400 + 55);
+    }
+
+    assertThat(viewOf("r0", prompt(1_000, 99)).queueUncertaintyMillis()).isLessThan(1.0);
+  }
 }

@@ -46,6 +46,7 @@ final class RecordingPolicy implements RoutingPolicy {
         .dispatchedSinceSnapshot(c.dispatchedSinceSnapshot())
         .estimatedQueueMillis(c.estimatedQueueMillis())
         .calibratedQueueMillis(c.calibratedQueueMillis())
+        .queueUncertaintyMillis(c.queueUncertaintyMillis())
         .estimatedOutstandingTokens(c.estimatedOutstandingTokens())
         .matched(c.matchedBlocks(), c.matchedTokens())
         .prefill(c.prefillOverheadMillis(), c.prefillMillisPerToken())
