@@ -44,13 +44,15 @@ class CandidateViewTest {
     CandidateView v = CandidateView.newBuilder().estimatedQueueMillis(40).build();
 
     assertThat(v.calibratedQueueMillis()).isEqualTo(40);
+    assertThat(v.queueUncertaintyMillis()).isZero();
   }
 
   @Test
   void everySetterIsReflected() {
     CandidateView v = CandidateView.newBuilder().replicaId("replica-x").epoch(2).role(ReplicaRole.DECODE)
         .snapshotAgeMillis(150).telemetryStale(true).inFlight(3, 900).dispatchedSinceSnapshot(2)
-        .estimatedQueueMillis(40).calibratedQueueMillis(70).estimatedOutstandingTokens(1200)
+        .estimatedQueueMillis(40).calibratedQueueMillis(70).queueUncertaintyMillis(12)
+        .estimatedOutstandingTokens(1200)
         .matched(4, 64).prefill(15, 0.02).adapterLoadMillis(300).kvTransferMillis(12).kvUtilization(0.75)
         .freeKvTokens(4096).unseenArrivalsPerSecond(1.5).meanRequestCostMillis(210)
         .cacheHitReliability(0.5).build();
@@ -65,6 +67,7 @@ class CandidateViewTest {
     assertThat(v.dispatchedSinceSnapshot()).isEqualTo(2);
     assertThat(v.estimatedQueueMillis()).isEqualTo(40);
     assertThat(v.calibratedQueueMillis()).isEqualTo(70);
+    assertThat(v.queueUncertaintyMillis()).isEqualTo(12);
     assertThat(v.estimatedOutstandingTokens()).isEqualTo(1200);
     assertThat(v.matchedBlocks()).isEqualTo(4);
     assertThat(v.matchedTokens()).isEqualTo(64);
@@ -105,6 +108,8 @@ class CandidateViewTest {
         bad("estimatedQueueMillis: Infinity", "finite and >= 0",
             b -> b.estimatedQueueMillis(Double.POSITIVE_INFINITY)),
         bad("calibratedQueueMillis: -1.0", "finite and >= 0", b -> b.calibratedQueueMillis(-1)),
+        bad("queueUncertaintyMillis: NaN", "finite and >= 0",
+            b -> b.queueUncertaintyMillis(Double.NaN)),
         bad("estimatedOutstandingTokens: -1", ">= 0", b -> b.estimatedOutstandingTokens(-1)),
         bad("matchedBlocks: -1", ">= 0", b -> b.matched(-1, 0)),
         bad("matchedTokens: -1", ">= 0", b -> b.matched(0, -1)),
