@@ -2,7 +2,6 @@ package io.github.kvroute.core;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 
 /**
  * Chained block key -> the set of replica slots believed to hold that block.
@@ -12,48 +11,46 @@ import java.util.Arrays;
  * whose nodes are found in O(1) instead of by walking from the root, so one pass over a prompt's keys
  * reads each node once (DESIGN.md "one walk").
  *
- * <p><b>Layout.</b> Open addressing with linear probing over parallel primitive arrays: {@code keys},
- * {@code low} (holder bits of slots 0-63, inline) and, only once a slot of 64 or more has been seen,
- * {@code high} (the further holder words, per table position). A probe compares keys in a contiguous
- * {@code long[]} and a hit reads its holder word from the same position: no object per block, no pointer
- * to chase, about two cache lines per block looked up. Memory is 16 bytes per table position, plus the
- * high words for fleets over 64 replicas.
+ * <p><b>Layout.</b> Open addressing with linear probing over two flat primitive arrays: {@code keys},
+ * and {@code words} holding each position's holder bits inline, {@code stride} 64-bit words per
+ * position (one per 64 slots). A probe compares keys in a contiguous {@code long[]} and a hit reads its
+ * holder words from one place: no object per block and no pointer to chase, so a lookup costs about
+ * two cache lines. Memory is {@code 8 x (1 + stride)} bytes per table position; the stride grows (by a
+ * rebuild) when a slot beyond it is first set.
  *
  * <p><b>Keys never move.</b> Once a position is given a key it keeps that key until the table is
  * rebuilt. A block whose last holder leaves stays in place with no holder bits (dead); the same key
  * coming back revives it; other keys probe past it. A rebuild (when used positions, live and dead, pass
  * 5/8 of the table) copies the live blocks into fresh arrays sized for them, so dead positions are
  * reclaimed and the table also shrinks. Key 0 marks an empty position, so the key 0 itself has a
- * position of its own past the probed ones (the arrays are one longer than the table).
+ * position of its own past the probed ones (the arrays are one position longer than the table).
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) mutates; readers take no lock. A reader takes the published {@link View} once per walk: because a
  * position's key never changes within one set of arrays, a reader that finds its key at a position knows
- * the holder words there are that key's. Keys and words are written with release stores after the words
- * they guard and read with acquire loads. A rebuild publishes new arrays through a volatile field; a
- * reader finishes on whichever arrays it started with. A reader can see a holder set mid-update, which
- * means a match one block shorter or longer than a moment later — the same uncertainty any routing index
- * has, and never a torn or out-of-bounds read.
+ * the holder words there are that key's. Keys and words are written with release stores and read with
+ * acquire loads. A rebuild publishes new arrays through a volatile field; a reader finishes on whichever
+ * arrays it started with. A reader can see a holder set mid-update, which means a match one block
+ * shorter or longer than a moment later — the same uncertainty any routing index has, and never a torn
+ * or out-of-bounds read.
  *
  * <p>Not thread-safe for writers: every mutating method must be called by the single writer.
  */
 final class BlockTable {
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final VarHandle ROWS = MethodHandles.arrayElementVarHandle(long[][].class);
   private static final long EMPTY = 0;
   private static final int MIN_CAPACITY = 64;
 
   /** One published set of arrays. Readers use it for a whole walk. */
   static final class View {
     final long[] keys;
-    final long[] low;
-    /** Per position, holder words 1.. (null rows until set); null until a slot of 64+ is seen. */
-    final long[][] high;
+    final long[] words;
+    final int stride;
 
-    View(long[] keys, long[] low, long[][] high) {
+    View(long[] keys, long[] words, int stride) {
       this.keys = keys;
-      this.low = low;
-      this.high = high;
+      this.words = words;
+      this.stride = stride;
     }
 
     /** The position holding {@code key} (live or dead), or -1. */
@@ -76,18 +73,20 @@ final class BlockTable {
 
     /** Holder word {@code w} (slots {@code 64w .. 64w+63}) at position {@code pos}. */
     long word(int pos, int w) {
-      if (w == 0) {
-        return (long) LONGS.getAcquire(low, pos);
+      return w < stride ? (long) LONGS.getAcquire(words, pos * stride + w) : 0;
+    }
+
+    boolean anyHolder(int pos) {
+      for (int i = pos * stride, end = i + stride; i < end; i++) {
+        if (words[i] != 0) {
+          return true;
+        }
       }
-      if (high == null) {
-        return 0;
-      }
-      long[] row = (long[]) ROWS.getAcquire(high, pos);
-      return row == null || w > row.length ? 0 : (long) LONGS.getAcquire(row, w - 1);
+      return false;
     }
   }
 
-  private volatile View view = new View(new long[MIN_CAPACITY + 1], new long[MIN_CAPACITY + 1], null);
+  private volatile View view = new View(new long[MIN_CAPACITY + 1], new long[MIN_CAPACITY + 1], 1);
   private int live;
   private int used;
 
@@ -105,7 +104,7 @@ final class BlockTable {
   boolean isHeld(long key) {
     View v = view;
     int pos = v.find(key);
-    return pos >= 0 && anyHolder(v, pos);
+    return pos >= 0 && v.anyHolder(pos);
   }
 
   /** Whether {@code slot} holds {@code key}. */
@@ -117,31 +116,26 @@ final class BlockTable {
 
   /** Writer: sets {@code slot}'s bit on {@code key}, adding the block if needed; whether it was new. */
   boolean addHolder(long key, int slot) {
+    int w = slot >>> 6;
     View v = view;
+    if (w >= v.stride) {
+      v = rebuild(live, w + 1);
+    }
     int pos = v.find(key);
     if (pos < 0) {
       if ((used + 1) * 8L > (v.keys.length - 1) * 5L) {
-        v = rebuild(live + 1);
+        v = rebuild(live + 1, v.stride);
       }
       pos = claim(v, key);
     }
-    boolean wasLive = anyHolder(v, pos);
-    int w = slot >>> 6;
+    boolean wasLive = v.anyHolder(pos);
+    int at = pos * v.stride + w;
+    long old = v.words[at];
     long bit = 1L << slot;
-    if (w == 0) {
-      long old = v.low[pos];
-      if ((old & bit) != 0) {
-        return false;
-      }
-      LONGS.setRelease(v.low, pos, old | bit);
-    } else {
-      long[] row = highRow(v, pos, w);
-      long old = row[w - 1];
-      if ((old & bit) != 0) {
-        return false;
-      }
-      LONGS.setRelease(row, w - 1, old | bit);
+    if ((old & bit) != 0) {
+      return false;
     }
+    LONGS.setRelease(v.words, at, old | bit);
     if (!wasLive) {
       live++;
     }
@@ -151,26 +145,19 @@ final class BlockTable {
   /** Writer: clears {@code slot}'s bit on {@code key}; whether it was set. */
   boolean removeHolder(long key, int slot) {
     View v = view;
+    int w = slot >>> 6;
     int pos = v.find(key);
-    if (pos < 0) {
+    if (pos < 0 || w >= v.stride) {
       return false;
     }
-    int w = slot >>> 6;
+    int at = pos * v.stride + w;
+    long old = v.words[at];
     long bit = 1L << slot;
-    if (w == 0) {
-      long old = v.low[pos];
-      if ((old & bit) == 0) {
-        return false;
-      }
-      LONGS.setRelease(v.low, pos, old & ~bit);
-    } else {
-      long[] row = v.high == null ? null : v.high[pos];
-      if (row == null || w > row.length || (row[w - 1] & bit) == 0) {
-        return false;
-      }
-      LONGS.setRelease(row, w - 1, row[w - 1] & ~bit);
+    if ((old & bit) == 0) {
+      return false;
     }
-    if (!anyHolder(v, pos)) {
+    LONGS.setRelease(v.words, at, old & ~bit);
+    if (!v.anyHolder(pos)) {
       live--;
     }
     return true;
@@ -186,19 +173,9 @@ final class BlockTable {
     return view.keys.length - 1;
   }
 
-  private static boolean anyHolder(View v, int pos) {
-    if (v.low[pos] != 0) {
-      return true;
-    }
-    long[] row = v.high == null ? null : v.high[pos];
-    if (row != null) {
-      for (long word : row) {
-        if (word != 0) {
-          return true;
-        }
-      }
-    }
-    return false;
+  /** Holder words per position. */
+  int stride() {
+    return view.stride;
   }
 
   /** Puts {@code k} (not 0) at its first empty position; the words there are zero. */
@@ -214,36 +191,23 @@ final class BlockTable {
     return i;
   }
 
-  /** The row of holder words 1.. at {@code pos}, at least {@code w} long (created and published). */
-  private long[] highRow(View v, int pos, int w) {
-    if (v.high == null) {
-      View widened = new View(v.keys, v.low, new long[v.keys.length][]);
-      view = widened;
-      v = widened;
-    }
-    long[] row = v.high[pos];
-    if (row == null || w > row.length) {
-      row = row == null ? new long[w] : Arrays.copyOf(row, w);
-      ROWS.setRelease(v.high, pos, row);
-    }
-    return row;
-  }
-
-  /** Copies the live blocks into arrays sized so that {@code needed} blocks fill at most half. */
-  private View rebuild(int needed) {
+  /**
+   * Copies the live blocks into arrays of {@code stride} words per position, sized so that
+   * {@code needed} blocks fill at most half.
+   */
+  private View rebuild(int needed, int stride) {
     View old = view;
     int capacity = MIN_CAPACITY;
     while (capacity < needed * 2L) {
       capacity <<= 1;
     }
     long[] keys = new long[capacity + 1];
-    long[] low = new long[capacity + 1];
-    long[][] rows = old.high == null ? null : new long[capacity + 1][];
+    long[] words = new long[(capacity + 1) * stride];
     int mask = capacity - 1;
     int moved = 0;
     int oldZero = old.keys.length - 1;
     for (int p = 0; p <= oldZero; p++) {
-      if (!anyHolder(old, p)) {
+      if (!old.anyHolder(p)) {
         continue;
       }
       int i = capacity;
@@ -256,13 +220,10 @@ final class BlockTable {
         keys[i] = k;
         moved++;
       }
-      low[i] = old.low[p];
-      if (rows != null && old.high[p] != null) {
-        rows[i] = old.high[p].clone();
-      }
+      System.arraycopy(old.words, p * old.stride, words, i * stride, old.stride);
     }
     used = moved;
-    View fresh = new View(keys, low, rows);
+    View fresh = new View(keys, words, stride);
     view = fresh;
     return fresh;
   }

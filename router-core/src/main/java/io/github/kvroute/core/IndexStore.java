@@ -34,8 +34,9 @@ final class IndexStore {
     this.freeSlot = freeSlot;
   }
 
-  static long bytesFor(long entries, long blocks) {
-    return entries * PrefixIndex.ENTRY_BYTES + blocks * PrefixIndex.BLOCK_BYTES;
+  /** The estimate of live memory; {@code stride} is the block table's holder words per block. */
+  static long bytesFor(long entries, long blocks, int stride) {
+    return entries * PrefixIndex.ENTRY_BYTES + blocks * PrefixIndex.blockBytes(stride);
   }
 
   long entries() {
@@ -95,10 +96,12 @@ final class IndexStore {
     if (lru.touchIfPresent(key, t)) {
       return;
     }
-    if (bytesFor(entries + 1, table.size() + 1) > budgetBytes) {
+    // the stride this slot's holder bit needs (a slot past it widens every block)
+    int stride = Math.max(table.stride(), (slot >>> 6) + 1);
+    if (bytesFor(entries + 1, table.size() + 1, stride) > budgetBytes) {
       // only near the budget is it worth a lookup to learn whether the block is new
       boolean newBlock = !table.isHeld(key);
-      while (bytesFor(entries + 1, table.size() + (newBlock ? 1 : 0)) > budgetBytes) {
+      while (bytesFor(entries + 1, table.size() + (newBlock ? 1 : 0), stride) > budgetBytes) {
         if (!evictGlobalOldest()) {
           return;
         }

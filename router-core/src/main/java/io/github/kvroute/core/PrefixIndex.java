@@ -32,8 +32,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}.
  * Per (slot, block) entry: key, tick, links and index position in {@link SlotLru} (28 bytes) plus its
- * 8-byte index word at 2 to 4 positions per entry. Per block: key and first holder word in the
- * {@link BlockTable} (16 bytes) at 2 to 4 table positions per live block. Before an entry is added,
+ * 8-byte index word at 2 to 4 positions per entry. Per block: key and holder words in the
+ * {@link BlockTable} ({@code 8 x (1 + stride)} bytes, one holder word per 64 slots) at 2 to 4 table
+ * positions per live block: {@code BLOCK_BYTES} for fleets of up to 64 replicas, scaled with the
+ * stride beyond. Before an entry is added,
  * the globally least recent entry (the oldest tail over all slots) is evicted until the addition fits,
  * so the estimate never exceeds the budget.
  *
@@ -45,6 +47,11 @@ import java.util.concurrent.locks.ReentrantLock;
 final class PrefixIndex {
   static final int ENTRY_BYTES = 52;
   static final int BLOCK_BYTES = 48;
+
+  /** Bytes per live block when the table holds {@code stride} holder words per position. */
+  static int blockBytes(int stride) {
+    return BLOCK_BYTES * (1 + stride) / 2;
+  }
   static final long MIN_BUDGET_BYTES = 64 * 1024;
 
   private final long budgetBytes;
@@ -68,6 +75,7 @@ final class PrefixIndex {
 
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
+  private volatile int publishedStride = 1;
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
     checkArgument(budgetBytes >= MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
@@ -236,6 +244,7 @@ final class PrefixIndex {
     }
     publishedEntries = store.entries();
     publishedBlocks = table.size();
+    publishedStride = table.stride();
   }
 
   // ------------------------------------------------------------------------------- observability
@@ -254,7 +263,7 @@ final class PrefixIndex {
   }
 
   long estimatedBytes() {
-    return IndexStore.bytesFor(publishedEntries, publishedBlocks);
+    return IndexStore.bytesFor(publishedEntries, publishedBlocks, publishedStride);
   }
 
   long budgetBytes() {

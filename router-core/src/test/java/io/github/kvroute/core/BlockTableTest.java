@@ -60,20 +60,25 @@ class BlockTableTest {
   }
 
   @Test
-  void holdersBeyondTheFirstWordLiveInTheirOwnRow() {
+  void holdersBeyondTheFirstWordWidenEveryPosition() {
+    table.addHolder(7, 3);
+    assertThat(table.stride()).isEqualTo(1);
+
     table.addHolder(42, 130);
     BlockTable.View v = table.view();
     int pos = v.find(42);
 
+    assertThat(table.stride()).isEqualTo(3);
     assertThat(v.word(pos, 2)).isEqualTo(1L << (130 - 128));
     assertThat(v.word(pos, 1)).isZero();
     assertThat(v.word(pos, 0)).isZero();
-    assertThat(v.word(pos, 7)).as("past the row").isZero();
+    assertThat(v.word(pos, 7)).as("past the stride").isZero();
+    assertThat(table.holds(7, 3)).as("kept across the widening").isTrue();
     assertThat(table.holds(42, 66)).isFalse();
-    assertThat(table.removeHolder(7, 200)).as("unknown key").isFalse();
-    assertThat(table.removeHolder(42, 200)).as("past the row").isFalse();
+    assertThat(table.removeHolder(9, 200)).as("unknown key").isFalse();
+    assertThat(table.removeHolder(42, 200)).as("past the stride").isFalse();
     assertThat(table.removeHolder(42, 130)).isTrue();
-    assertThat(table.size()).isZero();
+    assertThat(table.size()).isEqualTo(1);
   }
 
   @Test

@@ -253,6 +253,18 @@ class PrefixIndexTest {
   // ---------------------------------------------------------------------------------- budget
 
   @Test
+  void aFleetPastSixtyFourReplicasPaysForTheWiderHolderWords() {
+    int[][] s = h.allocate(70);
+
+    ix.kvStored(s[69][0], s[69][1], keys(ABCD, 0, 1, 2, 3));
+
+    assertThat(PrefixIndex.blockBytes(2)).isEqualTo(PrefixIndex.BLOCK_BYTES * 3 / 2);
+    assertThat(ix.estimatedBytes())
+        .isEqualTo(4L * PrefixIndex.ENTRY_BYTES + 4L * PrefixIndex.blockBytes(2));
+    assertThat(h.match(ABCD, s[69][0], s[0][0])).containsExactly(4, 0);
+  }
+
+  @Test
   void memoryIsEntriesTimesEntryBytesPlusBlocksTimesBlockBytes() {
     int[][] s = h.allocate(2);
 
