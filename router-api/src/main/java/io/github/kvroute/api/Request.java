@@ -199,89 +199,91 @@ public final class Request {
     private Duration ttftBudget;
     private Duration upstreamElapsed = Duration.ZERO;
     private Long arrivalNanos;
-    private final java.util.Set<String> set = new java.util.HashSet<>();
+    /** Options already set, one bit each in the order of the setters (no allocation per request). */
+    private int set;
 
     private Builder() {}
 
-    private void once(String option) {
-      Checks.unset(!set.add(option), option);
+    private void once(int bit, String option) {
+      Checks.unset((set & bit) != 0, option);
+      set |= bit;
     }
 
     /** Required: stable across retries. */
     public Builder id(String id) {
-      once("id");
+      once(1 << 0, "id");
       this.id = Checks.notBlank(id, "id");
       return this;
     }
 
     /** Defaults to 1. */
     public Builder attempt(int attempt) {
-      once("attempt");
+      once(1 << 1, "attempt");
       this.attempt = Checks.atLeast(attempt, 1, "attempt");
       return this;
     }
 
     /** Required. */
     public Builder model(String model) {
-      once("model");
+      once(1 << 2, "model");
       this.model = Checks.notBlank(model, "model");
       return this;
     }
 
     public Builder modelVersion(String modelVersion) {
-      once("modelVersion");
+      once(1 << 3, "modelVersion");
       this.modelVersion = Checks.notBlank(modelVersion, "modelVersion");
       return this;
     }
 
     public Builder adapter(String adapter) {
-      once("adapter");
+      once(1 << 4, "adapter");
       this.adapter = Checks.notBlank(adapter, "adapter");
       return this;
     }
 
     public Builder sessionId(String sessionId) {
-      once("sessionId");
+      once(1 << 5, "sessionId");
       this.sessionId = Checks.notBlank(sessionId, "sessionId");
       return this;
     }
 
     public Builder tenant(String tenant) {
-      once("tenant");
+      once(1 << 6, "tenant");
       this.tenant = Checks.notBlank(tenant, "tenant");
       return this;
     }
 
     /** Defaults to {@link Priority#STANDARD}. */
     public Builder priority(Priority priority) {
-      once("priority");
+      once(1 << 7, "priority");
       this.priority = Checks.notNull(priority, "priority");
       return this;
     }
 
     /** Required. */
     public Builder prompt(PromptKey prompt) {
-      once("prompt");
+      once(1 << 8, "prompt");
       this.prompt = Checks.notNull(prompt, "prompt");
       return this;
     }
 
     /** Defaults to 256. */
     public Builder maxOutputTokens(int maxOutputTokens) {
-      once("maxOutputTokens");
+      once(1 << 9, "maxOutputTokens");
       this.maxOutputTokens = Checks.atLeast(maxOutputTokens, 1, "maxOutputTokens");
       return this;
     }
 
     public Builder expectedOutputTokens(int expectedOutputTokens) {
-      once("expectedOutputTokens");
+      once(1 << 10, "expectedOutputTokens");
       this.expectedOutputTokens = Checks.atLeast(expectedOutputTokens, 0, "expectedOutputTokens");
       return this;
     }
 
     /** The TTFT objective from the client's send time; absent means no deadline. */
     public Builder ttftBudget(Duration ttftBudget) {
-      once("ttftBudget");
+      once(1 << 11, "ttftBudget");
       Checks.nonNegative(ttftBudget, "ttftBudget");
       this.ttftBudget = ttftBudget;
       return this;
@@ -289,14 +291,14 @@ public final class Request {
 
     /** Time already spent upstream; defaults to zero. */
     public Builder upstreamElapsed(Duration upstreamElapsed) {
-      once("upstreamElapsed");
+      once(1 << 12, "upstreamElapsed");
       this.upstreamElapsed = Checks.nonNegative(upstreamElapsed, "upstreamElapsed");
       return this;
     }
 
     /** Arrival time on the router's {@link Ticker}; defaults to the time of routing. */
     public Builder arrivalNanos(long arrivalNanos) {
-      once("arrivalNanos");
+      once(1 << 13, "arrivalNanos");
       this.arrivalNanos = arrivalNanos;
       return this;
     }
