@@ -12,6 +12,7 @@ import java.util.List;
  * <pre>
  * cost(r, R) = queue(R)            wait before r starts prefill on R
  *            + prefill(r, R)       overhead + missing_tokens(r, R) x ms_per_token(R)
+ *            + step(R)             1.5 decode steps of R's running batch before the first token
  *            + load(r, R)          adapter load if not resident; KV transfer for PD
  *            + risk(R)             penalty for stale or uncertain telemetry
  *            + kv(r, R)            preemption penalty when r's KV would not fit
@@ -30,6 +31,11 @@ public final class CostTerms {
   /** Recompute of the missing prefix. */
   public static Scorer prefill() {
     return PrefillTerm.INSTANCE;
+  }
+
+  /** Waiting on the running batch: 1.5 reported decode steps. */
+  public static Scorer step() {
+    return StepTerm.INSTANCE;
   }
 
   /** Adapter load and KV transfer. */
@@ -55,8 +61,8 @@ public final class CostTerms {
     return PrefillTerm.prefillMillis(request.promptTokens(), candidate);
   }
 
-  /** All five terms, in the order above. */
+  /** All six terms, in the order above. */
   public static List<Scorer> standard(CostModel model) {
-    return ImmutableList.of(queue(), prefill(), load(), risk(model), kvPressure());
+    return ImmutableList.of(queue(), prefill(), step(), load(), risk(model), kvPressure());
   }
 }

@@ -22,7 +22,20 @@ class CostTermsTest {
   @Test
   void standardTermsInTheDesignsOrder() {
     assertThat(CostTerms.standard(CostModel.defaults())).extracting(Scorer::name)
-        .containsExactly("queue", "prefill", "load", "risk", "kv");
+        .containsExactly("queue", "prefill", "step", "load", "risk", "kv");
+  }
+
+  @Test
+  void stepIsOneAndAHalfReportedDecodeSteps() {
+    CandidateView busy = CandidateView.newBuilder()
+        .snapshot(TestData.ready("r0").decodeStepMillis(10.4).build()).build();
+    CandidateView unreported = CandidateView.newBuilder()
+        .snapshot(TestData.ready("r1").build()).build();
+
+    assertThat(CostTerms.step().costMillis(R, busy)).isCloseTo(15.6, within(1e-9));
+    assertThat(CostTerms.step().costMillis(R, unreported)).isZero();
+    assertThat(CostTerms.step().costMillis(R, CandidateView.newBuilder().build()))
+        .as("no snapshot").isZero();
   }
 
   @Test

@@ -14,14 +14,15 @@ import java.util.Set;
 /**
  * Provides {@code hybrid-cost}, the default policy.
  *
- * <p>Options: {@code queue_weight}, {@code prefill_weight}, {@code load_weight}, {@code risk_weight},
- * {@code kv_weight} (each in [0, 100], default 1: minimise predicted TTFT); {@code externality}
- * ({@code pollution} (default), {@code queueing}, {@code all} or {@code none}: what the placement costs
- * other requests, added to the ranking); {@code stale}
- * ({@code penalize} or {@code exclude}, default {@code penalize}).
+ * <p>Options: {@code queue_weight}, {@code prefill_weight}, {@code step_weight}, {@code load_weight},
+ * {@code risk_weight}, {@code kv_weight} (each in [0, 100], default 1: minimise predicted TTFT);
+ * {@code externality} ({@code pollution} (default), {@code queueing}, {@code all} or {@code none}: what
+ * the placement costs other requests, added to the ranking); {@code stale} ({@code penalize} or
+ * {@code exclude}, default {@code penalize}).
  */
 public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
-  private static final List<String> TERMS = List.of("queue", "prefill", "load", "risk", "kv");
+  private static final List<String> TERMS =
+      List.of("queue", "prefill", "step", "load", "risk", "kv");
 
   @Override
   public String policyName() {
