@@ -24,6 +24,8 @@ final class IndexStore {
   private int[] generation = new int[0];
   private long entries;
   private long tick;
+  /** Entries evicted to fit the budget, ever: a run found before a touch is intact if this held. */
+  private long budgetEvictions;
   /** Entries per slot, written here with release stores, read lock-free by routing. */
   private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
@@ -127,6 +129,7 @@ final class IndexStore {
       return false;
     }
     evictTail(victim);
+    budgetEvictions++;
     return true;
   }
 
@@ -197,8 +200,23 @@ final class IndexStore {
       }
       count = (int) Math.min(prompt.blockCount(), ix.capacityBlocks[slot]);
       tickStart = ix.tick + 1;
-      for (int i = count - 1; i >= 0; i--) {
+      // A prefix the slot already holds as one run (a re-sent document, a chat's history) moves to the
+      // head in one splice instead of one lookup and relink per block; the rest is touched one by one,
+      // deepest first, and if that evicted anything the run may be broken, so it is touched one by one
+      // too. Both ways leave the same order and ticks.
+      SlotLru lru = ix.lrus[slot];
+      int run = lru.runLength(prompt, count);
+      long evictionsBefore = ix.budgetEvictions;
+      for (int i = count - 1; i >= run; i--) {
         ix.touch(slot, prompt.blockHash(i));
+      }
+      if (run > 0 && ix.budgetEvictions == evictionsBefore) {
+        ix.tick += run;
+        lru.moveRunToHead(ix.tick);
+      } else {
+        for (int i = run - 1; i >= 0; i--) {
+          ix.touch(slot, prompt.blockHash(i));
+        }
       }
       ix.enforceCapacity(slot);
     }

@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import io.github.kvroute.api.PromptKey;
 import java.util.Arrays;
 
 /**
@@ -34,6 +35,9 @@ final class SlotLru {
   private int free = NIL;
   private int allocated;
   private int size;
+  /** The run {@link #runLength} found last: its first and last entries. */
+  private int runFirst = NIL;
+  private int runLast = NIL;
 
   int size() {
     return size;
@@ -81,6 +85,65 @@ final class SlotLru {
     indexPut(key, e);
     linkHead(e);
     size++;
+  }
+
+  /**
+   * How many leading blocks of {@code prompt} (at most {@code count}) are held as one run: the first
+   * block's entry followed, link by link toward the tail, by the next blocks' entries, the order a
+   * re-insert of the same prefix leaves them in. Remembers the run for {@link #moveRunToHead}.
+   */
+  int runLength(PromptKey prompt, int count) {
+    runFirst = NIL;
+    if (count == 0) {
+      return 0;
+    }
+    int first = find(prompt.blockHash(0));
+    if (first < 0) {
+      return 0;
+    }
+    int e = first;
+    int length = 1;
+    while (length < count) {
+      int n = next[e];
+      if (n == NIL || keys[n] != prompt.blockHash(length)) {
+        break;
+      }
+      e = n;
+      length++;
+    }
+    runFirst = first;
+    runLast = e;
+    return length;
+  }
+
+  /**
+   * Touches the run {@link #runLength} found, as touching its blocks deepest first would: the run moves
+   * to the head in its order and its {@code i}-th block gets tick {@code tickOfFirst - i}. Valid only
+   * while no entry has been removed since.
+   */
+  void moveRunToHead(long tickOfFirst) {
+    long t = tickOfFirst;
+    for (int e = runFirst; ; e = next[e]) {
+      ticks[e] = t--;
+      if (e == runLast) {
+        break;
+      }
+    }
+    if (runFirst == head) {
+      return;
+    }
+    int p = prev[runFirst];
+    int n = next[runLast];
+    next[p] = n;
+    if (n != NIL) {
+      prev[n] = p;
+    } else {
+      tail = p;
+    }
+    next[runLast] = head;
+    prev[head] = runLast;
+    prev[runFirst] = NIL;
+    head = runFirst;
   }
 
   /** Removes {@code key}; returns whether it was held. */

@@ -2,6 +2,8 @@ package io.github.kvroute.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.kvroute.api.CacheNamespace;
+import io.github.kvroute.api.PromptKey;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,5 +79,56 @@ class SlotLruProperties {
   private static long peek(LinkedHashMap<Long, Long> model, long key) {
     return model.entrySet().stream().filter(e -> e.getKey() == key).mapToLong(Map.Entry::getValue)
         .findFirst().orElse(-1L);
+  }
+
+  /** Touch the first {@code length} blocks of prompt {@code prompt} (prompts share leading blocks). */
+  record Touch(int prompt, int length) {}
+
+  @Provide
+  Arbitrary<List<Touch>> touches() {
+    return Combinators.combine(Arbitraries.integers().between(0, 5),
+        Arbitraries.integers().between(0, 12)).as(Touch::new).list().ofMaxSize(60);
+  }
+
+  /** Prompt {@code p}'s block keys: prompts 0-2 share their first 4 blocks, 3-5 their first 2. */
+  private static PromptKey prompt(int p) {
+    long[] keys = new long[12];
+    for (int i = 0; i < keys.length; i++) {
+      int family = i < 4 && p < 3 ? 100 : i < 2 ? 200 : p;
+      keys[i] = family * 1_000L + i;
+    }
+    return PromptKey.ofBlockHashes(keys, 16, keys.length * 16, CacheNamespace.of("m"));
+  }
+
+  @Property(tries = 300)
+  void movingAHeldRunToTheHeadEqualsTouchingItsBlocksDeepestFirst(
+      @ForAll("touches") List<Touch> touches) {
+    SlotLru byRun = new SlotLru();
+    SlotLru oneByOne = new SlotLru();
+    long tick = 0;
+
+    for (Touch t : touches) {
+      PromptKey p = prompt(t.prompt());
+      int run = byRun.runLength(p, t.length());
+      for (int i = t.length() - 1; i >= run; i--) {
+        byRun.touch(p.blockHash(i), tick + t.length() - i);
+      }
+      if (run > 0) {
+        byRun.moveRunToHead(tick + t.length());
+      }
+      for (int i = t.length() - 1; i >= 0; i--) {
+        oneByOne.touch(p.blockHash(i), tick + t.length() - i);
+      }
+      tick += t.length();
+
+      assertThat(byRun.keysByRecency()).as("after %s", t).containsExactly(oneByOne.keysByRecency());
+      for (long key : oneByOne.keysByRecency()) {
+        assertThat(byRun.tickOf(key)).as("tick of %d after %s", key, t)
+            .isEqualTo(oneByOne.tickOf(key));
+      }
+      if (oneByOne.size() > 0) {
+        assertThat(byRun.tailKey()).isEqualTo(oneByOne.tailKey());
+      }
+    }
   }
 }
