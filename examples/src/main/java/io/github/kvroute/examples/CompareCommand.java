@@ -1,14 +1,14 @@
 package io.github.kvroute.examples;
 
 import io.github.kvroute.api.RoutingPolicyRegistry;
-import io.github.kvroute.testkit.sim.Scenario;
-import io.github.kvroute.testkit.sim.Scenarios;
-import io.github.kvroute.testkit.sim.SimulationResult;
-import io.github.kvroute.testkit.sim.Simulator;
-import io.github.kvroute.testkit.trace.AzureTrace;
-import io.github.kvroute.testkit.trace.MooncakeTrace;
-import io.github.kvroute.testkit.trace.TraceFormatException;
-import io.github.kvroute.testkit.trace.TraceSource;
+import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.Scenarios;
+import io.github.kvroute.sim.SimulationResult;
+import io.github.kvroute.sim.Simulator;
+import io.github.kvroute.sim.trace.AzureTrace;
+import io.github.kvroute.sim.trace.MooncakeTrace;
+import io.github.kvroute.sim.trace.TraceFormatException;
+import io.github.kvroute.sim.trace.TraceSource;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -1,5 +1,7 @@
 package io.github.kvroute.examples;
 
+import io.github.kvroute.api.ManualTicker;
+
 import io.github.kvroute.api.CacheNamespace;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.CostBreakdown;

@@ -1,7 +1,7 @@
 package io.github.kvroute.examples;
 
 import com.google.common.html.HtmlEscapers;
-import io.github.kvroute.testkit.sim.SimulationResult;
+import io.github.kvroute.sim.SimulationResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.github.kvroute.examples;
 
-import io.github.kvroute.testkit.sim.SimulationResult;
+import io.github.kvroute.sim.SimulationResult;
 import java.util.ArrayList;
 import java.util.List;
 

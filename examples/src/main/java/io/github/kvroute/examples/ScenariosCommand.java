@@ -1,7 +1,7 @@
 package io.github.kvroute.examples;
 
-import io.github.kvroute.testkit.sim.Scenario;
-import io.github.kvroute.testkit.sim.Scenarios;
+import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.Scenarios;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -3,8 +3,8 @@ package io.github.kvroute.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.RoutingPolicyRegistry;
-import io.github.kvroute.testkit.sim.Scenarios;
-import io.github.kvroute.testkit.sim.SimulationResult;
+import io.github.kvroute.sim.Scenarios;
+import io.github.kvroute.sim.SimulationResult;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
 package io.github.kvroute.core;
 
+import io.github.kvroute.api.ManualTicker;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.KvEvent;

@@ -1,5 +1,7 @@
 package io.github.kvroute.core;
 
+import io.github.kvroute.api.ManualTicker;
+
 import static io.github.kvroute.core.TestData.prompt;
 import static io.github.kvroute.core.TestData.queued;
 import static io.github.kvroute.core.TestData.ready;

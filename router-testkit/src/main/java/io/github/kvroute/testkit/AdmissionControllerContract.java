@@ -1,5 +1,7 @@
 package io.github.kvroute.testkit;
 
+import io.github.kvroute.api.ManualTicker;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -118,7 +120,7 @@ public abstract class AdmissionControllerContract {
   }
 
   @Property(tries = 20)
-  void containedInARealRouter(@ForAll("workloads") Workload workload, @ForAll long seed) {
+  void containedInARealRouter(@ForAll("routerScripts") RouterScript workload, @ForAll long seed) {
     ManualTicker ticker = new ManualTicker();
     RoutingPolicyContract.Failures failures = new RoutingPolicyContract.Failures();
     try (Router router = Router.newBuilder().policy(new LeastCost()).admission(admissionController())
@@ -129,8 +131,8 @@ public abstract class AdmissionControllerContract {
   }
 
   @Provide
-  Arbitrary<Workload> workloads() {
-    return KvrouteArbitraries.workloads();
+  Arbitrary<RouterScript> routerScripts() {
+    return KvrouteArbitraries.routerScripts();
   }
 
   /** The least estimated cost: a plain policy for exercising admission through a router. */

@@ -1,5 +1,7 @@
 package io.github.kvroute.testkit;
 
+import io.github.kvroute.api.ManualTicker;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,7 +65,7 @@ final class ConcurrentChurn {
             Request r = request(thread, i);
             RoutingDecision d = router.route(r);
             if (d.isRouted() && i % 2 == 0) {
-              router.onOutcome(Workload.outcome(r, d, OutcomeStatus.SUCCESS));
+              router.onOutcome(RouterScript.outcome(r, d, OutcomeStatus.SUCCESS));
             } else if (d.isRouted()) {
               open.add(new Routed(r, d));
             }
@@ -100,7 +102,7 @@ final class ConcurrentChurn {
       }
       assertTrue(errors.isEmpty(), () -> "thread failed: " + errors.peek());
       for (Routed r : open) {
-        router.onOutcome(Workload.outcome(r.request(), r.decision(), OutcomeStatus.SUCCESS));
+        router.onOutcome(RouterScript.outcome(r.request(), r.decision(), OutcomeStatus.SUCCESS));
       }
       RouterStats stats = router.stats();
       assertEquals((long) ROUTERS * REQUESTS, stats.decisions(), "every route counted once");

@@ -170,25 +170,25 @@ public final class KvrouteArbitraries {
    * unique ids, outcomes of earlier routes, new reports from the fleet's replicas or a newcomer,
    * removals, and time steps).
    */
-  public static Arbitrary<Workload> workloads() {
+  public static Arbitrary<RouterScript> routerScripts() {
     return fleets(1, 6).flatMap(fleet -> actions(fleet.size()).list().ofMinSize(5).ofMaxSize(60)
-        .map(actions -> new Workload(fleet, Workload.numbered(actions))));
+        .map(actions -> new RouterScript(fleet, RouterScript.numbered(actions))));
   }
 
-  private static Arbitrary<Workload.Action> actions(int fleetSize) {
-    Arbitrary<Workload.Action> route = requests().map(Workload.Route::new);
-    Arbitrary<Workload.Action> complete = Combinators.combine(
+  private static Arbitrary<RouterScript.Action> actions(int fleetSize) {
+    Arbitrary<RouterScript.Action> route = requests().map(RouterScript.Route::new);
+    Arbitrary<RouterScript.Action> complete = Combinators.combine(
         Arbitraries.integers().between(0, 1_000),
         Arbitraries.frequency(Tuple.of(8, OutcomeStatus.SUCCESS),
             Tuple.of(1, OutcomeStatus.TIMEOUT),
             Tuple.of(1, OutcomeStatus.CANCELLED)))
-        .as(Workload.Complete::new);
-    Arbitrary<Workload.Action> report = Arbitraries.integers().between(0, fleetSize)
-        .flatMap(i -> snapshots("replica-" + i)).map(Workload.Report::new);
-    Arbitrary<Workload.Action> remove = Arbitraries.integers().between(0, fleetSize - 1)
-        .map(i -> new Workload.Remove("replica-" + i));
-    Arbitrary<Workload.Action> advance =
-        Arbitraries.longs().between(1, 5_000).map(Workload.Advance::new);
+        .as(RouterScript.Complete::new);
+    Arbitrary<RouterScript.Action> report = Arbitraries.integers().between(0, fleetSize)
+        .flatMap(i -> snapshots("replica-" + i)).map(RouterScript.Report::new);
+    Arbitrary<RouterScript.Action> remove = Arbitraries.integers().between(0, fleetSize - 1)
+        .map(i -> new RouterScript.Remove("replica-" + i));
+    Arbitrary<RouterScript.Action> advance =
+        Arbitraries.longs().between(1, 5_000).map(RouterScript.Advance::new);
     return Arbitraries.frequencyOf(Tuple.of(10, route), Tuple.of(4, complete), Tuple.of(3, report),
         Tuple.of(1, remove), Tuple.of(2, advance));
   }

@@ -1,5 +1,7 @@
 package io.github.kvroute.testkit;
 
+import io.github.kvroute.api.ManualTicker;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -87,17 +89,17 @@ public abstract class RoutingPolicyContract {
   }
 
   @Provide
-  Arbitrary<Workload> workloads() {
-    return KvrouteArbitraries.workloads();
+  Arbitrary<RouterScript> routerScripts() {
+    return KvrouteArbitraries.routerScripts();
   }
 
   @Property(tries = 30)
-  void neverRoutesToAnIneligibleReplica(@ForAll("workloads") Workload workload, @ForAll long seed) {
+  void neverRoutesToAnIneligibleReplica(@ForAll("routerScripts") RouterScript workload, @ForAll long seed) {
     ManualTicker ticker = new ManualTicker();
     Failures failures = new Failures();
     EligibilityModel model = new EligibilityModel();
     try (Router router = newRouter(ticker, seed, failures)) {
-      workload.playOn(router, ticker, new Workload.Observer() {
+      workload.playOn(router, ticker, new RouterScript.Observer() {
         @Override
         public void reported(ReplicaSnapshot snapshot, UpdateResult result) {
           model.reported(snapshot, result);
@@ -161,13 +163,13 @@ public abstract class RoutingPolicyContract {
   }
 
   @Property(tries = 15)
-  void deterministicUnderASeed(@ForAll("workloads") Workload workload, @ForAll long seed) {
+  void deterministicUnderASeed(@ForAll("routerScripts") RouterScript workload, @ForAll long seed) {
     List<String> first = play(workload, seed);
     List<String> second = play(workload, seed);
     assertEquals(first, second, () -> policyName() + " decided differently under seed " + seed);
   }
 
-  private List<String> play(Workload workload, long seed) {
+  private List<String> play(RouterScript workload, long seed) {
     ManualTicker ticker = new ManualTicker();
     Failures failures = new Failures();
     try (Router router = newRouter(ticker, seed, failures)) {

@@ -46,19 +46,19 @@ class ContractSelfTest {
   }
 
   /** Four READY replicas and 30 routes of one model. */
-  private static Workload workload() {
+  private static RouterScript workload() {
     List<ReplicaSnapshot> fleet = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       fleet.add(ReplicaSnapshot.newBuilder().replicaId("replica-" + i)
           .model(KvrouteArbitraries.MODEL).build());
     }
-    List<Workload.Action> actions = new ArrayList<>();
+    List<RouterScript.Action> actions = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
-      actions.add(new Workload.Route(Request.newBuilder().id("r" + i).model(KvrouteArbitraries.MODEL)
+      actions.add(new RouterScript.Route(Request.newBuilder().id("r" + i).model(KvrouteArbitraries.MODEL)
           .prompt(PromptKey.ofTokens(KvrouteArbitraries.systemPrompt(i % 3, 48),
               CacheNamespace.of(KvrouteArbitraries.MODEL))).build()));
     }
-    return new Workload(fleet, actions);
+    return new RouterScript(fleet, actions);
   }
 
   @Test

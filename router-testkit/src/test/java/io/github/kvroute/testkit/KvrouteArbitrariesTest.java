@@ -26,8 +26,8 @@ class KvrouteArbitrariesTest {
   }
 
   @Provide
-  Arbitrary<Workload> workloads() {
-    return KvrouteArbitraries.workloads();
+  Arbitrary<RouterScript> routerScripts() {
+    return KvrouteArbitraries.routerScripts();
   }
 
   @Property(tries = 100)
@@ -46,10 +46,10 @@ class KvrouteArbitrariesTest {
   }
 
   @Property(tries = 50)
-  void workloadsHaveUniqueRequestIds(@ForAll("workloads") Workload w) {
+  void workloadsHaveUniqueRequestIds(@ForAll("routerScripts") RouterScript w) {
     Set<String> ids = new HashSet<>();
-    long routes = w.actions().stream().filter(a -> a instanceof Workload.Route)
-        .map(a -> ((Workload.Route) a).request().id()).peek(ids::add).count();
+    long routes = w.actions().stream().filter(a -> a instanceof RouterScript.Route)
+        .map(a -> ((RouterScript.Route) a).request().id()).peek(ids::add).count();
     assertThat(ids).hasSize((int) routes);
     assertThat(w.fleet()).isNotEmpty();
   }

@@ -1,0 +1,73 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.PromptKey;
+
+/**
+ * Direct access to the router's prefix index without a {@link Router} around it, for benchmarks and
+ * diagnostics (the JMH benchmarks in {@code router-benchmarks} measure the index walk through it).
+ * Not a supported API: it exposes the index's current shape and changes with it, in any release.
+ *
+ * <p>Replicas are numbered {@code 0..replicas-1} in the order the probe allocated their slots.
+ *
+ * <p>Thread-safety: not thread-safe; one thread loads the index, then any one thread matches.
+ */
+public final class PrefixIndexProbe {
+  private final PrefixIndex index;
+  private final int[] slots;
+  private final int[] gens;
+  private final long[] candidates;
+  private final long[] alive;
+  private final int[] matched;
+
+  /**
+   * An index of {@code budgetBytes} with {@code replicas} replicas whose caches are unbounded (only
+   * the budget evicts).
+   *
+   * @throws IllegalArgumentException if the budget is below the index's minimum or
+   *     {@code replicas < 1}
+   */
+  public PrefixIndexProbe(long budgetBytes, int replicas) {
+    if (replicas < 1) {
+      throw new IllegalArgumentException("replicas: " + replicas + " (expected: >= 1)");
+    }
+    index = new PrefixIndex(budgetBytes, Long.MAX_VALUE / 4, 1 << 20);
+    slots = new int[replicas];
+    gens = new int[replicas];
+    for (int r = 0; r < replicas; r++) {
+      int[] slotAndGen = index.allocateSlot();
+      slots[r] = slotAndGen[0];
+      gens[r] = slotAndGen[1];
+    }
+    int words = index.words();
+    candidates = new long[words];
+    alive = new long[words];
+    for (int slot : slots) {
+      candidates[slot >>> 6] |= 1L << slot;
+    }
+    matched = new int[words << 6];
+  }
+
+  /** Records that {@code replica} holds every block of {@code prompt} (as a KV "stored" event). */
+  public void stored(int replica, PromptKey prompt) {
+    index.kvStored(slots[replica], gens[replica], prompt.blockHashes());
+  }
+
+  /** Applies every buffered write, as a router does before it reads. */
+  public void flush() {
+    index.flush();
+  }
+
+  /**
+   * One index walk over every replica: the number of leading blocks of {@code prompt} each replica
+   * holds, indexed by slot. The array is reused by the next call.
+   */
+  public int[] match(PromptKey prompt) {
+    index.match(prompt, candidates, candidates.length, alive, matched);
+    return matched;
+  }
+
+  /** The slot of replica number {@code replica}, to read {@link #match}'s result. */
+  public int slot(int replica) {
+    return slots[replica];
+  }
+}

@@ -1,0 +1,407 @@
+package io.github.kvroute.sim;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Everything one simulated run needs except the policy: the fleet (replicas and their
+ * {@link ReplicaModel}), the traffic ({@link Workload}, request count, rate scale, seed), how the
+ * routers learn about the fleet (telemetry every {@code P} ms arriving {@code D} ms late, optionally KV
+ * events), how many independent routers split the traffic, and the TTFT objective goodput is measured
+ * against.
+ *
+ * <pre>{@code
+ * Scenario s = Scenarios.named("multi-tenant").orElseThrow().toBuilder()
+ *     .replicas(8).telemetryDelayMillis(250).build();
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Scenario {
+  /**
+   * A replica crash at a moment of the run (virtual milliseconds from the start; replica index from
+   * 0): in-flight work fails, the cache is lost, a cold start follows. Immutable.
+   */
+  public record Restart(long atMillis, int replica) {
+    /** @throws IllegalArgumentException if a value is negative */
+    public Restart {
+      checkArgument(atMillis >= 0, "atMillis: %s (expected: >= 0)", atMillis);
+      checkArgument(replica >= 0, "replica: %s (expected: >= 0)", replica);
+    }
+  }
+
+  private final String name;
+  private final String description;
+  private final int replicas;
+  private final ReplicaModel replicaModel;
+  private final Workload workload;
+  private final long telemetryIntervalMillis;
+  private final long telemetryDelayMillis;
+  private final boolean kvEvents;
+  private final int routers;
+  private final double ttftSloMillis;
+  private final int blockSizeTokens;
+  private final int requests;
+  private final long seed;
+  private final double rateScale;
+  private final ImmutableList<Restart> restarts;
+  private final boolean retries;
+  private final ImmutableList<Long> telemetryDelaySweepMillis;
+  private final long timeLimitMillis;
+
+  private Scenario(Builder b) {
+    name = b.name;
+    description = b.description != null ? b.description : b.workload.description();
+    replicas = b.replicas;
+    replicaModel = b.replicaModel;
+    workload = b.workload;
+    telemetryIntervalMillis = b.telemetryIntervalMillis;
+    telemetryDelayMillis = b.telemetryDelayMillis;
+    kvEvents = b.kvEvents;
+    routers = b.routers;
+    ttftSloMillis = b.ttftSloMillis;
+    blockSizeTokens = b.blockSizeTokens > 0 ? b.blockSizeTokens
+        : b.workload.requiredBlockSizeTokens().orElse(16);
+    requests = b.requests > 0 ? b.requests : b.workload.size().orElse(2_000);
+    seed = b.seed;
+    rateScale = b.rateScale;
+    restarts = b.restarts;
+    retries = b.retries;
+    telemetryDelaySweepMillis = b.telemetryDelaySweepMillis;
+    timeLimitMillis = b.timeLimitMillis;
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  /** A builder holding this scenario's values, for variations: each option may be set once more. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.name = name;
+    b.description = description;
+    b.replicas = replicas;
+    b.replicaModel = replicaModel;
+    b.workload = workload;
+    b.telemetryIntervalMillis = telemetryIntervalMillis;
+    b.telemetryDelayMillis = telemetryDelayMillis;
+    b.kvEvents = kvEvents;
+    b.routers = routers;
+    b.ttftSloMillis = ttftSloMillis;
+    b.blockSizeTokens = blockSizeTokens;
+    b.requests = requests;
+    b.seed = seed;
+    b.rateScale = rateScale;
+    b.restarts = restarts;
+    b.retries = retries;
+    b.telemetryDelaySweepMillis = telemetryDelaySweepMillis;
+    b.timeLimitMillis = timeLimitMillis;
+    return b;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** One line. */
+  public String description() {
+    return description;
+  }
+
+  public int replicas() {
+    return replicas;
+  }
+
+  public ReplicaModel replicaModel() {
+    return replicaModel;
+  }
+
+  public Workload workload() {
+    return workload;
+  }
+
+  /** P: each replica reports every P ms (each with its own phase). */
+  public long telemetryIntervalMillis() {
+    return telemetryIntervalMillis;
+  }
+
+  /** D: a report (and a KV event) reaches the routers D ms after the replica made it. */
+  public long telemetryDelayMillis() {
+    return telemetryDelayMillis;
+  }
+
+  /** Whether replicas publish KV events, putting the routers' prefix indexes in exact mode. */
+  public boolean kvEvents() {
+    return kvEvents;
+  }
+
+  /** Independent routers (gateway instances) splitting the traffic round-robin by request. */
+  public int routers() {
+    return routers;
+  }
+
+  /** The TTFT objective of {@code goodput_rps} and {@code slo_attainment}. */
+  public double ttftSloMillis() {
+    return ttftSloMillis;
+  }
+
+  /** Tokens per KV block, in the replicas and in the routers' prefix indexes. */
+  public int blockSizeTokens() {
+    return blockSizeTokens;
+  }
+
+  /** Requests in a run. */
+  public int requests() {
+    return requests;
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  /** Multiplies the workload's arrival rates (compresses a trace's time). */
+  public double rateScale() {
+    return rateScale;
+  }
+
+  /** Replica crashes during the run. */
+  public List<Restart> restarts() {
+    return restarts;
+  }
+
+  /** Whether the simulated host retries an attempt that failed on a crashed replica (once). */
+  public boolean retries() {
+    return retries;
+  }
+
+  /** The telemetry delays {@link #variants()} sweeps; empty when there are no variants. */
+  public List<Long> telemetryDelaySweepMillis() {
+    return telemetryDelaySweepMillis;
+  }
+
+  /**
+   * Virtual time after the last arrival at which requests still unfinished are ended as failed
+   * ("simulation time limit"): the guard against a fleet that never drains.
+   */
+  public long timeLimitMillis() {
+    return timeLimitMillis;
+  }
+
+  /**
+   * The runs this scenario stands for when it is a sweep: one per telemetry delay, named
+   * {@code name/d=250ms}; empty for an ordinary scenario. Each variant is this scenario with that
+   * delay, so other overrides made through {@link #toBuilder()} carry into every variant (and a
+   * telemetry delay set on this scenario is replaced by the sweep's).
+   */
+  public List<Scenario> variants() {
+    ImmutableList.Builder<Scenario> out = ImmutableList.builder();
+    for (long d : telemetryDelaySweepMillis) {
+      out.add(toBuilder().name(name + "/d=" + d + "ms").telemetryDelayMillis(d)
+          .telemetryDelaySweepMillis(List.of()).build());
+    }
+    return out.build();
+  }
+
+  @Override
+  public String toString() {
+    return "Scenario{" + name + ", replicas=" + replicas + ", routers=" + routers + ", requests="
+        + requests + ", P=" + telemetryIntervalMillis + "ms, D=" + telemetryDelayMillis + "ms"
+        + (kvEvents ? ", kv-events" : "") + ", seed=" + seed + ", rateScale=" + rateScale + "}";
+  }
+
+  /** Builds a {@link Scenario}. Not thread-safe; each option may be set once. */
+  public static final class Builder {
+    private String name;
+    private String description;
+    private int replicas = 4;
+    private ReplicaModel replicaModel = ReplicaModel.defaults();
+    private Workload workload;
+    private long telemetryIntervalMillis = 250;
+    private long telemetryDelayMillis = 50;
+    private boolean kvEvents;
+    private int routers = 1;
+    private double ttftSloMillis = 1_000;
+    private int blockSizeTokens;
+    private int requests;
+    private long seed = 1;
+    private double rateScale = 1.0;
+    private ImmutableList<Restart> restarts = ImmutableList.of();
+    private boolean retries = true;
+    private ImmutableList<Long> telemetryDelaySweepMillis = ImmutableList.of();
+    private long timeLimitMillis = 30 * 60_000L;
+    private final Set<String> set = new HashSet<>();
+
+    private Builder() {}
+
+    private void once(String option) {
+      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
+    }
+
+    /** Required. */
+    public Builder name(String v) {
+      once("name");
+      checkArgument(v != null && !v.isBlank(), "name: %s (expected: non-blank)", v);
+      name = v;
+      return this;
+    }
+
+    /** Defaults to the workload's description. */
+    public Builder description(String v) {
+      once("description");
+      checkArgument(v != null && !v.isBlank() && v.indexOf('\n') < 0,
+          "description: %s (expected: one non-blank line)", v);
+      description = v;
+      return this;
+    }
+
+    /** Default 4. */
+    public Builder replicas(int v) {
+      once("replicas");
+      checkArgument(v >= 1 && v <= 4_096, "replicas: %s (expected: in [1, 4096])", v);
+      replicas = v;
+      return this;
+    }
+
+    /** Default {@link ReplicaModel#defaults()}. */
+    public Builder replicaModel(ReplicaModel v) {
+      once("replicaModel");
+      replicaModel = checkNotNull(v, "replicaModel: null (expected: non-null)");
+      return this;
+    }
+
+    /** Required. */
+    public Builder workload(Workload v) {
+      once("workload");
+      workload = checkNotNull(v, "workload: null (expected: non-null)");
+      return this;
+    }
+
+    /** P; default 250 ms. */
+    public Builder telemetryIntervalMillis(long v) {
+      once("telemetryIntervalMillis");
+      checkArgument(v >= 1, "telemetryIntervalMillis: %s (expected: >= 1)", v);
+      telemetryIntervalMillis = v;
+      return this;
+    }
+
+    /** D; default 50 ms. */
+    public Builder telemetryDelayMillis(long v) {
+      once("telemetryDelayMillis");
+      checkArgument(v >= 0, "telemetryDelayMillis: %s (expected: >= 0)", v);
+      telemetryDelayMillis = v;
+      return this;
+    }
+
+    /** Default off (routers guess cache contents from what they routed). */
+    public Builder kvEvents(boolean v) {
+      once("kvEvents");
+      kvEvents = v;
+      return this;
+    }
+
+    /** Default 1. */
+    public Builder routers(int v) {
+      once("routers");
+      checkArgument(v >= 1 && v <= 1_024, "routers: %s (expected: in [1, 1024])", v);
+      routers = v;
+      return this;
+    }
+
+    /** Default 1,000 ms. */
+    public Builder ttftSloMillis(double v) {
+      once("ttftSloMillis");
+      checkArgument(v > 0 && Double.isFinite(v), "ttftSloMillis: %s (expected: finite and > 0)", v);
+      ttftSloMillis = v;
+      return this;
+    }
+
+    /** Default: the workload's required block size, else 16. */
+    public Builder blockSizeTokens(int v) {
+      once("blockSizeTokens");
+      checkArgument(v >= 1, "blockSizeTokens: %s (expected: >= 1)", v);
+      blockSizeTokens = v;
+      return this;
+    }
+
+    /** Default: the workload's size when finite, else 2,000. */
+    public Builder requests(int v) {
+      once("requests");
+      checkArgument(v >= 1, "requests: %s (expected: >= 1)", v);
+      requests = v;
+      return this;
+    }
+
+    /** Default 1. */
+    public Builder seed(long v) {
+      once("seed");
+      seed = v;
+      return this;
+    }
+
+    /** Default 1. */
+    public Builder rateScale(double v) {
+      once("rateScale");
+      checkArgument(v > 0 && Double.isFinite(v), "rateScale: %s (expected: finite and > 0)", v);
+      rateScale = v;
+      return this;
+    }
+
+    /** Replica crashes; default none. */
+    public Builder restarts(List<Restart> v) {
+      once("restarts");
+      restarts = ImmutableList.copyOf(checkNotNull(v, "restarts: null (expected: a list)"));
+      return this;
+    }
+
+    /** Whether a failed attempt is retried once; default true. */
+    public Builder retries(boolean v) {
+      once("retries");
+      retries = v;
+      return this;
+    }
+
+    /** Telemetry delays to sweep as {@link Scenario#variants()}; default none. */
+    public Builder telemetryDelaySweepMillis(List<Long> v) {
+      once("telemetryDelaySweepMillis");
+      ImmutableList<Long> copy = ImmutableList.copyOf(checkNotNull(v, "telemetryDelaySweepMillis"));
+      for (long d : copy) {
+        checkArgument(d >= 0, "telemetryDelaySweepMillis: %s (expected: every delay >= 0)", copy);
+      }
+      telemetryDelaySweepMillis = copy;
+      return this;
+    }
+
+    /** Default 30 minutes after the last arrival. */
+    public Builder timeLimitMillis(long v) {
+      once("timeLimitMillis");
+      checkArgument(v >= 1, "timeLimitMillis: %s (expected: >= 1)", v);
+      timeLimitMillis = v;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
+     *     block size, or a restart names a replica that does not exist
+     */
+    public Scenario build() {
+      checkArgument(name != null, "name: null (expected: set before build)");
+      checkArgument(workload != null, "workload: null (expected: set before build)");
+      if (blockSizeTokens > 0 && workload.requiredBlockSizeTokens().isPresent()) {
+        int required = workload.requiredBlockSizeTokens().getAsInt();
+        checkArgument(blockSizeTokens == required,
+            "blockSizeTokens: %s (expected: %s, the workload's block size)", blockSizeTokens, required);
+      }
+      for (Restart r : restarts) {
+        checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
+            r.replica(), replicas);
+      }
+      return new Scenario(this);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package io.github.kvroute.sim;
+
+import static com.google.common.base.Preconditions.checkNotNull;
+
+import com.google.common.collect.ImmutableList;
+import io.github.kvroute.sim.trace.TraceSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The named scenarios, each built to show the effect it is named for, small enough that one policy
+ * runs in well under a second; and scenarios around recorded traces.
+ *
+ * <p>Thread-safety: immutable and thread-safe.
+ */
+public final class Scenarios {
+  private static final ImmutableList<Scenario> ALL = ImmutableList.of(
+      multiTenant(), hotPrefix(), ragLongDocs(), mixedSizes(), multiTurnChat(), staleTelemetry(),
+      overload());
+
+  private Scenarios() {}
+
+  /** The named scenarios, in a stable order (the first is the default of the comparison CLI). */
+  public static List<Scenario> all() {
+    return ALL;
+  }
+
+  /** The scenario called {@code name}, if there is one. */
+  public static Optional<Scenario> named(String name) {
+    checkNotNull(name, "name: null (expected: a scenario name)");
+    return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+  }
+
+  /**
+   * A scenario replaying {@code trace}: 4 replicas with default engines, the trace's block size (512
+   * for Mooncake, 16 when the trace has no prefix information), every request of the trace, telemetry
+   * every 250 ms arriving 50 ms late, a 2 s TTFT objective. Override anything with
+   * {@link Scenario#toBuilder()}.
+   *
+   * <p>With the default 262,144 tokens of KV per replica, the full Mooncake conversation trace reuses
+   * only about 5% of its prompt tokens whatever the policy: most of its repeats are minutes apart, far
+   * beyond what four such caches hold. With very large caches (64M tokens) reuse approaches the trace's
+   * ~35% bound, and round-robin loses about 45% of it at 4 replicas, as the trace's notes say.
+   */
+  public static Scenario fromTrace(TraceSource trace) {
+    checkNotNull(trace, "trace: null (expected: non-null)");
+    return Scenario.newBuilder()
+        .name(trace.name())
+        .description(trace.description())
+        .workload(new TraceWorkload(trace))
+        .replicas(4)
+        .ttftSloMillis(2_000)
+        .build();
+  }
+
+  /**
+   * {@code multi-tenant} (seed 001): 6 tenants with system prompts of 2,600-3,000 tokens, unique user
+   * turns of 32-128 tokens, outputs of 16-64, Poisson 20 req/s over 4 replicas whose KV holds 7,168
+   * tokens: two system prompts beside a small running batch, never all six. Round-robin makes every
+   * replica cycle through all six prompts (hits about 2 in 6, and KV-bound concurrency); keeping each
+   * tenant on one replica keeps its prompt warm. 500 ms TTFT objective, 3,000 requests.
+   */
+  static Scenario multiTenant() {
+    return Scenario.newBuilder()
+        .name("multi-tenant")
+        .description("6 tenants' ~3k-token system prompts, 4 replicas that keep ~2 warm each;"
+            + " Poisson 20 req/s, SLO 500 ms (seed 001)")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(20),
+            Shapes.tenants(new int[] {3_000, 2_800, 2_600, 3_000, 2_800, 2_600}, 32, 128, 16, 64)))
+        .replicas(4)
+        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(7_168).build())
+        .requests(3_000)
+        .ttftSloMillis(500)
+        .build();
+  }
+
+  /**
+   * {@code hot-prefix} (seed 000's practice): 3 replicas with 32,768 tokens of KV; bursty arrivals
+   * (20 req/s, bursts of 60 lasting 2 s on average, every 10 s); telemetry every 250 ms arriving 250
+   * ms late; one 6,000-token prefix whose share grows from 5% to 70% of the traffic among 24 background
+   * 2,000-token prefixes. Cache-only placement piles the hot prefix onto one replica; load-only
+   * placement recomputes it everywhere. 1 s TTFT objective, 3,000 requests.
+   */
+  static Scenario hotPrefix() {
+    return Scenario.newBuilder()
+        .name("hot-prefix")
+        .description("one 6k-token prefix grows from 5% to 70% of traffic on 3 replicas; bursty"
+            + " 20-60 req/s, telemetry 250 ms late, SLO 1 s (seed 000)")
+        .workload(new SyntheticWorkload(ArrivalProcess.bursty(20, 60, 8, 2),
+            Shapes.hotPrefix(24, 2_000, 6_000, 0.05, 0.70, 32, 256, 16, 128)))
+        .replicas(3)
+        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(32_768).build())
+        .telemetryIntervalMillis(250)
+        .telemetryDelayMillis(250)
+        .requests(3_000)
+        .ttftSloMillis(1_000)
+        .build();
+  }
+
+  /**
+   * {@code rag-long-docs} (seed 003): Zipf(1.1) over 200 documents of 4,000-16,000 tokens, questions
+   * of 32-256 tokens, input:output 19-47:1, Poisson 8 req/s over 4 replicas with 131,072 tokens of KV
+   * each. Prefill dominates, so every recomputed document costs hundreds of milliseconds. 2 s TTFT
+   * objective, 1,500 requests.
+   */
+  static Scenario ragLongDocs() {
+    return Scenario.newBuilder()
+        .name("rag-long-docs")
+        .description("prefill-heavy RAG: Zipf over 200 documents of 4k-16k tokens, input:output"
+            + " 19-47:1, Poisson 8 req/s, SLO 2 s (seed 003)")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(8),
+            Shapes.rag(200, 1.1, 4_000, 16_000, 32, 256)))
+        .replicas(4)
+        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(131_072).build())
+        .requests(1_500)
+        .ttftSloMillis(2_000)
+        .build();
+  }
+
+  /**
+   * {@code mixed-sizes}: unique prompts with log-normal lengths clipped to 100-10,000 tokens (median
+   * 800) and outputs of 10-1,000 (median 150), Poisson 24 req/s over 4 replicas: costs differ ~100x,
+   * so counting requests is not balancing work. 300 ms TTFT objective, 2,000 requests.
+   */
+  static Scenario mixedSizes() {
+    return Scenario.newBuilder()
+        .name("mixed-sizes")
+        .description("unique prompts of 100-10,000 tokens (log-normal), no sharing; Poisson 24 req/s"
+            + " on 4 replicas, SLO 300 ms")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(24),
+            Shapes.mixedSizes(800, 1.2, 100, 10_000, 150, 1.0, 10, 1_000)))
+        .replicas(4)
+        .requests(2_000)
+        .ttftSloMillis(300)
+        .build();
+  }
+
+  /**
+   * {@code multi-turn-chat}: sessions start at 5/s with 2-8 turns each; 4 apps with 1,000-token system
+   * prompts; user messages ~120 and replies ~250 tokens (log-normal); 2 s + exp(8 s) think time. Each
+   * turn's prompt is the whole conversation so far, so the replica that served the last turn holds
+   * most of the next. 4 replicas with 65,536 tokens of KV, 500 ms TTFT objective, 3,000 requests.
+   */
+  static Scenario multiTurnChat() {
+    return Scenario.newBuilder()
+        .name("multi-turn-chat")
+        .description("chat sessions (5/s, 2-8 turns) with growing context and think time; 4 replicas,"
+            + " SLO 500 ms")
+        .workload(new ChatWorkload(5, 4, 1_000, 2, 8, 120, 250, 2, 8))
+        .replicas(4)
+        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(65_536).build())
+        .requests(3_000)
+        .ttftSloMillis(500)
+        .build();
+  }
+
+  /**
+   * {@code stale-telemetry}: 3 routers sharing 6 replicas (32,768 tokens of KV each) under bursty
+   * load (40 req/s, bursts of 90) with 16 tenants' 1,000-2,000-token prompts; telemetry every 250 ms.
+   * The variants sweep the delay D over 0, 50, 250 and 1,000 ms: what a router cannot see is the
+   * other routers' traffic since the report, and it grows with D. 500 ms TTFT objective, 3,000
+   * requests.
+   */
+  static Scenario staleTelemetry() {
+    return Scenario.newBuilder()
+        .name("stale-telemetry")
+        .description("3 routers, 6 replicas, bursty 40-90 req/s with shared prefixes; telemetry"
+            + " delay swept over 0/50/250/1000 ms")
+        .workload(new SyntheticWorkload(ArrivalProcess.bursty(40, 90, 6, 2),
+            Shapes.tenants(new int[] {2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000,
+                1_500, 1_500, 1_500, 1_500, 1_000, 1_000, 1_000, 1_000}, 32, 512, 16, 128)))
+        .replicas(6)
+        .routers(3)
+        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(32_768).build())
+        .telemetryIntervalMillis(250)
+        .telemetryDelayMillis(250)
+        .telemetryDelaySweepMillis(List.of(0L, 50L, 250L, 1_000L))
+        .requests(3_000)
+        .ttftSloMillis(500)
+        .build();
+  }
+
+  /**
+   * {@code overload}: Poisson 50 req/s of unique prompts (log-normal, median 1,500 tokens, clipped to
+   * 100-10,000) onto 4 replicas, well above what they can serve; half the requests are INTERACTIVE
+   * with a 1 s TTFT budget, a fifth BATCH without one, the rest STANDARD with 4 s. Admission decides
+   * who is served in time. 1 s TTFT objective, 2,000 requests.
+   */
+  static Scenario overload() {
+    return Scenario.newBuilder()
+        .name("overload")
+        .description("Poisson 50 req/s above the capacity of 4 replicas, with TTFT budgets and"
+            + " priorities: admission matters")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(50),
+            Shapes.withDeadlines(Shapes.mixedSizes(1_500, 1.0, 100, 10_000, 150, 1.0, 10, 1_000),
+                0.5, Duration.ofMillis(1_000), 0.2, Duration.ofMillis(4_000))))
+        .replicas(4)
+        .requests(2_000)
+        .ttftSloMillis(1_000)
+        .build();
+  }
+}

@@ -1,0 +1,69 @@
+package io.github.kvroute.sim;
+
+import io.github.kvroute.api.PromptKey;
+
+/**
+ * One attempt of one request on one replica: where it is in the engine (waiting, prefilling, decoding),
+ * what it has generated, and which KV blocks it holds (pinned cached blocks plus private ones).
+ *
+ * <p>Not thread-safe: owned by its replica's engine.
+ */
+final class Sequence {
+  final RequestState request;
+  final int attempt;
+  final int replica;
+  final long routedEpoch;
+  final PromptKey prompt;
+  final int promptTokens;
+  final int outputTokens;
+
+  long enqueuedAtNanos = -1;
+  long firstAdmittedAtNanos = -1;
+  int firstCachedTokens;
+  long firstTokenAtNanos = -1;
+  /** Output tokens emitted so far (the first token counts). */
+  int generated;
+  /** Tokens still to compute in the current prefill pass; 0 while decoding. */
+  int prefillRemaining;
+  /** Whether the current prefill pass has had its first chunk (its overhead is paid). */
+  boolean prefillStarted;
+  /** Prefill tokens computed in the step in progress. */
+  int chunk;
+  /** Whether the sequence decodes in the step in progress. */
+  boolean decoding;
+  /** Uncached prompt tokens as of arrival, reported as queued prefill while waiting. */
+  int estimatedUncached;
+  boolean running;
+
+  CachedBlock[] pins;
+  int pinnedCount;
+  int privateBlocks;
+
+  Sequence(RequestState request, int attempt, int replica, long routedEpoch) {
+    this.request = request;
+    this.attempt = attempt;
+    this.replica = replica;
+    this.routedEpoch = routedEpoch;
+    this.prompt = request.request.prompt();
+    this.promptTokens = request.request.promptTokens();
+    this.outputTokens = request.request.outputTokens();
+  }
+
+  /** Tokens whose KV the sequence holds in its current pass: the prompt plus what it generated. */
+  int tokensToHold() {
+    return promptTokens + generated;
+  }
+
+  int blocksHeld() {
+    return pinnedCount + privateBlocks;
+  }
+
+  boolean isPrefilling() {
+    return prefillRemaining > 0;
+  }
+
+  @Override
+  public String toString() {
+    return request.request.id() + "#" + attempt;
+  }
+}

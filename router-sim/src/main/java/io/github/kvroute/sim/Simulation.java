@@ -1,0 +1,337 @@
+package io.github.kvroute.sim;
+
+import com.google.common.collect.Iterators;
+import com.google.common.collect.PeekingIterator;
+import io.github.kvroute.api.KvEvent;
+import io.github.kvroute.api.Outcome;
+import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.core.CostModel;
+import io.github.kvroute.core.Router;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * One run: a scenario's workload through {@code routers()} real {@link Router}s onto simulated replicas,
+ * in virtual time.
+ *
+ * <h2>Design notes</h2>
+ * Everything happens in one {@link EventQueue}: arrivals (pulled lazily from the workload, one ahead),
+ * engine steps, telemetry and KV-event deliveries, crashes and cold starts, retries. The wall clock is
+ * read only around {@link Router#route}, for the decision-time columns. Randomness comes from the
+ * scenario seed (telemetry phases here; the workload and each router get their own derived seeds), so
+ * a run is a pure function of (scenario, policy) apart from those two columns.
+ *
+ * <p>Request {@code k} (in arrival order) belongs to router {@code k mod N}, which routes all its
+ * attempts and receives their outcomes the moment they end. A routed attempt reaches its replica at
+ * once; a rejected request ends as rejected (no client retry); an attempt failed by a crash is retried
+ * once through the same router when the scenario allows. When arrivals are over, a time limit ends
+ * whatever is still unfinished as failed, so a fleet that cannot drain still terminates (and says so in
+ * the checks).
+ *
+ * <p>Not thread-safe: a run uses one thread; separate runs are independent.
+ */
+final class Simulation implements ReplicaHost {
+  /** How the routers get their policy. */
+  interface PolicyChoice {
+    String name();
+
+    void configure(Router.Builder builder);
+  }
+
+  private final Scenario scenario;
+  private final PolicyChoice policy;
+  private final ProgressListener progress;
+  private final List<RequestRecord> records;
+  private final EventQueue events = new EventQueue();
+  private final Measurements metrics;
+  private final Counters counters = new Counters();
+
+  private Router[] routers;
+  private ReplicaEngine[] replicas;
+  private final Map<String, ReplicaEngine> byId = new HashMap<>();
+  private final BlockRegistry registry;
+  private Telemetry telemetry;
+  private PeekingIterator<SimRequest> arrivals;
+  private String model;
+  private long expected;
+  private long progressEvery;
+  private boolean arrivalsDone;
+  private boolean timeLimitHit;
+  private long timeLimitNanos = Long.MAX_VALUE;
+
+  /** Tallies the self-checks compare with the routers' own. */
+  static final class Counters {
+    long routeCalls;
+    long routed;
+    long rejections;
+    long outcomesSent;
+    long retries;
+    long ended;
+    long endedByTimeLimit;
+    long[] inFlight;
+  }
+
+  Simulation(Scenario scenario, PolicyChoice policy, ProgressListener progress,
+      boolean recordRequests) {
+    this.scenario = scenario;
+    this.policy = policy;
+    this.progress = progress;
+    this.records = recordRequests ? new ArrayList<>() : null;
+    this.metrics = new Measurements(scenario.replicas(), scenario.ttftSloMillis());
+    this.registry = new BlockRegistry();
+  }
+
+  SimulationResult run() {
+    long wallStart = System.nanoTime();
+    arrivals = Iterators.peekingIterator(scenario.workload().requests(
+        scenario.seed(), scenario.requests(), scenario.rateScale(), scenario.blockSizeTokens()));
+    if (!arrivals.hasNext()) {
+      throw new IllegalArgumentException("workload: no requests (expected: at least one)");
+    }
+    model = arrivals.peek().model();
+    expected = Math.min(scenario.requests(), scenario.workload().size().orElse(Integer.MAX_VALUE));
+    progressEvery = Math.max(1, expected / 100);
+    build();
+    telemetry.start();
+    for (Scenario.Restart r : scenario.restarts()) {
+      ReplicaEngine replica = replicas[r.replica()];
+      events.schedule(r.atMillis() * 1_000_000L, replica::restart);
+    }
+    scheduleNextArrival();
+    while (!(arrivalsDone && counters.ended == metrics.offered)) {
+      if (events.isEmpty()) {
+        throw new IllegalStateException("simulation: no events left with "
+            + (metrics.offered - counters.ended) + " requests unfinished");
+      }
+      events.runNext();
+      if (timeLimitHit && events.read() > timeLimitNanos && counters.ended < metrics.offered) {
+        throw new IllegalStateException("simulation: " + (metrics.offered - counters.ended)
+            + " requests lost (not ended by the time limit)");
+      }
+    }
+    progress.progress(counters.ended, counters.ended);
+    List<String> checks = new SelfChecks(metrics, counters, routers, replicas, registry, telemetry,
+        timeLimitHit).verify();
+    double wallSeconds = (System.nanoTime() - wallStart) / 1e9;
+    return SimulationResult.from(policy.name(), scenario, metrics, replicas, events.read(),
+        wallSeconds, checks);
+  }
+
+  List<RequestRecord> records() {
+    return records;
+  }
+
+  private void build() {
+    int n = scenario.routers();
+    ReplicaModel m = scenario.replicaModel();
+    CostModel costModel = CostModel.newBuilder()
+        .prefillOverheadMillis(m.prefillOverheadMillis())
+        .prefillMillisPerToken(m.prefillMillisPerToken())
+        .adapterLoadMillis(m.adapterLoadMillis())
+        .kvBytesPerToken(m.kvBytesPerToken())
+        .build();
+    routers = new Router[n];
+    for (int i = 0; i < n; i++) {
+      Router.Builder b = Router.newBuilder()
+          .ticker(events)
+          .seed(scenario.seed() + i)
+          .blockSizeTokens(scenario.blockSizeTokens())
+          .indexBudgetBytes(64L << 20)
+          .defaultReplicaCacheTokens(m.kvCapacityTokens())
+          .costModel(costModel)
+          .peerRouters(n - 1)
+          .leaseTimeout(Duration.ofDays(7));
+      policy.configure(b);
+      routers[i] = b.build();
+    }
+    counters.inFlight = new long[n];
+    replicas = new ReplicaEngine[scenario.replicas()];
+    for (int i = 0; i < replicas.length; i++) {
+      replicas[i] = new ReplicaEngine(i, m, scenario.blockSizeTokens(), registry, scenario.kvEvents(),
+          this);
+      byId.put(replicas[i].id, replicas[i]);
+    }
+    SplittableRandom random = new SplittableRandom(scenario.seed() ^ 0x7E1E7E1E7E1EL);
+    telemetry = new Telemetry(scenario, events, routers, replicas, model, random);
+  }
+
+  private void scheduleNextArrival() {
+    if (!arrivals.hasNext()) {
+      arrivalsDone = true;
+      timeLimitNanos = metrics.lastArrivalNanos + scenario.timeLimitMillis() * 1_000_000L;
+      events.schedule(timeLimitNanos, this::timeLimit);
+      return;
+    }
+    SimRequest r = arrivals.next();
+    if (r.arrivalNanos() < metrics.lastArrivalNanos) {
+      throw new IllegalArgumentException(r.id() + ".arrivalNanos: " + r.arrivalNanos()
+          + " (expected: >= the previous arrival " + metrics.lastArrivalNanos + ")");
+    }
+    if (!r.model().equals(model)) {
+      throw new IllegalArgumentException(r.id() + ".model: " + r.model() + " (expected: " + model
+          + ", the model of the run)");
+    }
+    if (r.prompt().blockCount() > 0 && r.prompt().blockSizeTokens() != scenario.blockSizeTokens()) {
+      throw new IllegalArgumentException(r.id() + ".prompt.blockSizeTokens: "
+          + r.prompt().blockSizeTokens() + " (expected: " + scenario.blockSizeTokens() + ")");
+    }
+    metrics.arrival(r.arrivalNanos());
+    events.schedule(r.arrivalNanos(), () -> arrive(r));
+  }
+
+  private void arrive(SimRequest r) {
+    RequestState st = new RequestState(r, (int) ((metrics.offered - 1) % routers.length));
+    scheduleNextArrival();
+    attempt(st);
+  }
+
+  private void attempt(RequestState st) {
+    if (timeLimitHit) {
+      end(st, RequestState.End.FAILED, "simulation time limit", null);
+      counters.endedByTimeLimit++;
+      return;
+    }
+    st.attempts++;
+    Request request = st.current == null ? st.request.toRouterRequest() : st.current.nextAttempt();
+    st.current = request;
+    Router router = routers[st.router];
+    long t0 = System.nanoTime();
+    RoutingDecision d = router.route(request);
+    metrics.decisionNanos.recordValue(Math.max(0, System.nanoTime() - t0));
+    counters.routeCalls++;
+    if (!d.isRouted()) {
+      counters.rejections++;
+      end(st, RequestState.End.REJECTED, (st.attempts > 1 ? "retry " : "") + d.reason(), null);
+      return;
+    }
+    counters.routed++;
+    st.predicted = d.cost();
+    if (!st.admitted) {
+      st.admitted = true;
+      metrics.admitted++;
+      metrics.admittedPromptTokens += st.request.promptTokens();
+    }
+    counters.inFlight[st.router]++;
+    ReplicaEngine replica = byId.get(d.replicaId());
+    if (replica == null) {
+      throw new IllegalStateException("router chose unknown replica " + d.replicaId());
+    }
+    replica.receive(new Sequence(st, st.attempts, replica.index, d.epoch()));
+  }
+
+  private void end(RequestState st, RequestState.End end, String reason, Sequence last) {
+    if (st.end != null) {
+      throw new IllegalStateException("request " + st.request.id() + " ended twice (" + st.end + ", "
+          + end + ")");
+    }
+    st.end = end;
+    switch (end) {
+      case COMPLETED -> { }
+      case REJECTED -> metrics.rejected(reason);
+      case FAILED -> metrics.failed(reason);
+    }
+    counters.ended++;
+    if (records != null) {
+      long arrival = st.request.arrivalNanos();
+      boolean done = end == RequestState.End.COMPLETED;
+      records.add(new RequestRecord(st.request.id(), end, reason == null ? "" : reason,
+          done ? last.firstTokenAtNanos - arrival : -1, done ? events.read() - arrival : -1,
+          last == null ? 0 : last.firstCachedTokens,
+          last == null ? "" : "replica-" + last.replica, st.attempts,
+          done ? last.firstAdmittedAtNanos - last.enqueuedAtNanos : -1, st.predicted));
+    }
+    if (counters.ended % progressEvery == 0 && counters.ended < expected) {
+      progress.progress(counters.ended, expected);
+    }
+  }
+
+  private void timeLimit() {
+    if (counters.ended == metrics.offered) {
+      return;
+    }
+    timeLimitHit = true;
+    for (ReplicaEngine r : replicas) {
+      r.abortAll(OutcomeStatus.TIMEOUT, "simulation time limit");
+    }
+  }
+
+  private void report(Sequence s, Outcome outcome) {
+    int router = s.request.router;
+    if (--counters.inFlight[router] < 0) {
+      throw new IllegalStateException("router " + router + ": negative in-flight after " + s);
+    }
+    routers[router].onOutcome(outcome);
+    counters.outcomesSent++;
+  }
+
+  private static Outcome.Builder outcome(ReplicaEngine r, Sequence s, OutcomeStatus status) {
+    return Outcome.newBuilder().requestId(s.request.request.id()).attempt(s.attempt)
+        .replicaId(r.id).epoch(s.routedEpoch).status(status);
+  }
+
+  // ------------------------------------------------------------------------------ ReplicaHost
+
+  @Override
+  public long now() {
+    return events.read();
+  }
+
+  @Override
+  public void schedule(long atNanos, Runnable action) {
+    events.schedule(atNanos, action);
+  }
+
+  @Override
+  public void prefillStarted(Sequence s, int cachedTokens, long recomputedTokens, boolean firstPass) {
+    metrics.recomputedTokens += recomputedTokens;
+    if (firstPass && !s.request.firstPrefillMeasured) {
+      s.request.firstPrefillMeasured = true;
+      metrics.cachedPromptTokens += cachedTokens;
+    }
+  }
+
+  @Override
+  public void finished(ReplicaEngine r, Sequence s) {
+    report(s, outcome(r, s, OutcomeStatus.SUCCESS)
+        .queueTime(Duration.ofNanos(s.firstAdmittedAtNanos - s.enqueuedAtNanos))
+        .ttft(Duration.ofNanos(s.firstTokenAtNanos - s.enqueuedAtNanos))
+        .cachedTokens(s.firstCachedTokens)
+        .outputTokens(s.generated)
+        .build());
+    long arrival = s.request.request.arrivalNanos();
+    metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival);
+    end(s.request, RequestState.End.COMPLETED, null, s);
+  }
+
+  @Override
+  public void failed(ReplicaEngine r, Sequence s, OutcomeStatus status, String reason,
+      boolean retryable) {
+    report(s, outcome(r, s, status).build());
+    RequestState st = s.request;
+    if (retryable && scenario.retries() && st.attempts < 2 && !timeLimitHit) {
+      counters.retries++;
+      events.schedule(events.read(), () -> attempt(st));
+    } else {
+      end(st, RequestState.End.FAILED, reason, s);
+      if (timeLimitHit) {
+        counters.endedByTimeLimit++;
+      }
+    }
+  }
+
+  @Override
+  public void work(ReplicaEngine r, long tokens, long atNanos) {
+    metrics.work(r.index, atNanos, tokens);
+  }
+
+  @Override
+  public void kvEvents(ReplicaEngine r, List<KvEvent> published) {
+    telemetry.publish(published);
+  }
+}

@@ -1,0 +1,281 @@
+package io.github.kvroute.sim;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
+
+/**
+ * What one policy did on one scenario, by the definitions of DESIGN.md "Metric definitions".
+ *
+ * <ul>
+ *   <li>{@code offered} requests in the workload; {@code admitted} routed at least once;
+ *       {@code completed}; {@code rejected} ended by a routing or admission rejection;
+ *       {@code failed} ended by a fault. Always {@code offered = completed + rejected + failed}.
+ *   <li>{@code goodput_rps}: completed requests with TTFT within the SLO per second of the arrival span
+ *       (first to last arrival); {@code slo_attainment}: the same count over {@code offered}.
+ *   <li>TTFT (first token minus arrival) and end-to-end (last token minus arrival) percentiles over
+ *       completed requests, in virtual milliseconds (HdrHistogram, 3 significant digits); {@code NaN}
+ *       when nothing completed.
+ *   <li>{@code prefix_hit_ratio}: prompt tokens the chosen replica actually had cached when the
+ *       request's first prefill started, over the prompt tokens of admitted requests.
+ *   <li>{@code recomputed_tokens}: prompt tokens computed on a replica while the same block was cached
+ *       on another replica (measured when each prefill pass starts).
+ *   <li>{@code imbalance}: max over mean, across replicas, of tokens computed (prefill plus generated).
+ *   <li>{@code decision_us_p50/p99}: wall-clock microseconds of {@code Router.route()}: the only columns
+ *       that differ between two runs with the same seed.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class SimulationResult {
+  /** The CSV columns, in the order scripts depend on. */
+  public static final String CSV_HEADER = "policy,offered,admitted,completed,rejected,failed,"
+      + "goodput_rps,slo_attainment,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,e2e_p99_ms,prefix_hit_ratio,"
+      + "recomputed_tokens,imbalance,decision_us_p50,decision_us_p99";
+
+  /** One point of the TTFT distribution: {@code fraction} of completed requests had TTFT at most {@code millis}. */
+  public record CdfPoint(double millis, double fraction) {}
+
+  private final String policy;
+  private final String scenario;
+  private final long offered;
+  private final long admitted;
+  private final long completed;
+  private final long rejected;
+  private final long failed;
+  private final double goodputRps;
+  private final double sloAttainment;
+  private final double ttftP50Millis;
+  private final double ttftP90Millis;
+  private final double ttftP99Millis;
+  private final double e2eP99Millis;
+  private final double prefixHitRatio;
+  private final long recomputedTokens;
+  private final double imbalance;
+  private final double decisionMicrosP50;
+  private final double decisionMicrosP99;
+  private final Histogram ttftMicros;
+  private final ImmutableMap<String, Long> rejectedByReason;
+  private final ImmutableMap<String, Long> failedByReason;
+  private final long[] tokensByReplica;
+  private final long workBucketMillis;
+  private final long[][] workBuckets;
+  private final long preemptions;
+  private final double simulatedSeconds;
+  private final double wallSeconds;
+  private final ImmutableList<String> checks;
+
+  private SimulationResult(String policy, String scenario, Measurements m, long preemptions,
+      long endNanos, double wallSeconds, List<String> checks) {
+    this.policy = policy;
+    this.scenario = scenario;
+    offered = m.offered;
+    admitted = m.admitted;
+    completed = m.completed;
+    rejected = m.rejected;
+    failed = m.failed;
+    goodputRps = m.withinSlo / m.arrivalSpanSeconds();
+    sloAttainment = m.offered == 0 ? 0 : (double) m.withinSlo / m.offered;
+    ttftP50Millis = percentileMillis(m.ttftMicros, 50);
+    ttftP90Millis = percentileMillis(m.ttftMicros, 90);
+    ttftP99Millis = percentileMillis(m.ttftMicros, 99);
+    e2eP99Millis = percentileMillis(m.e2eMicros, 99);
+    prefixHitRatio = m.admittedPromptTokens == 0 ? 0
+        : (double) m.cachedPromptTokens / m.admittedPromptTokens;
+    recomputedTokens = m.recomputedTokens;
+    imbalance = m.imbalance();
+    decisionMicrosP50 = m.decisionNanos.getTotalCount() == 0 ? Double.NaN
+        : m.decisionNanos.getValueAtPercentile(50) / 1000.0;
+    decisionMicrosP99 = m.decisionNanos.getTotalCount() == 0 ? Double.NaN
+        : m.decisionNanos.getValueAtPercentile(99) / 1000.0;
+    ttftMicros = m.ttftMicros.copy();
+    rejectedByReason = ImmutableMap.copyOf(m.rejectedByReason);
+    failedByReason = ImmutableMap.copyOf(m.failedByReason);
+    tokensByReplica = m.workByReplica.clone();
+    workBucketMillis = m.timeline.bucketNanos(100) / 1_000_000L;
+    workBuckets = m.timeline.buckets(100);
+    this.preemptions = preemptions;
+    this.simulatedSeconds = endNanos / 1e9;
+    this.wallSeconds = wallSeconds;
+    this.checks = ImmutableList.copyOf(checks);
+  }
+
+  static SimulationResult from(String policy, Scenario scenario, Measurements m,
+      ReplicaEngine[] replicas, long endNanos, double wallSeconds, List<String> checks) {
+    long preemptions = 0;
+    for (ReplicaEngine r : replicas) {
+      preemptions += r.preemptions();
+    }
+    return new SimulationResult(policy, scenario.name(), m, preemptions, endNanos, wallSeconds,
+        checks);
+  }
+
+  private static double percentileMillis(Histogram h, double p) {
+    return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(p) / 1000.0;
+  }
+
+  /** This result as a CSV row in {@link #CSV_HEADER}'s order (fixed decimals, {@link Locale#ROOT}). */
+  public String csvRow() {
+    return String.format(Locale.ROOT,
+        "%s,%d,%d,%d,%d,%d,%.3f,%.4f,%.1f,%.1f,%.1f,%.1f,%.4f,%d,%.3f,%.2f,%.2f", policy, offered,
+        admitted, completed, rejected, failed, goodputRps, sloAttainment, ttftP50Millis,
+        ttftP90Millis, ttftP99Millis, e2eP99Millis, prefixHitRatio, recomputedTokens, imbalance,
+        decisionMicrosP50, decisionMicrosP99);
+  }
+
+  public String policy() {
+    return policy;
+  }
+
+  public String scenario() {
+    return scenario;
+  }
+
+  public long offered() {
+    return offered;
+  }
+
+  public long admitted() {
+    return admitted;
+  }
+
+  public long completed() {
+    return completed;
+  }
+
+  public long rejected() {
+    return rejected;
+  }
+
+  public long failed() {
+    return failed;
+  }
+
+  public double goodputRps() {
+    return goodputRps;
+  }
+
+  public double sloAttainment() {
+    return sloAttainment;
+  }
+
+  public double ttftP50Millis() {
+    return ttftP50Millis;
+  }
+
+  public double ttftP90Millis() {
+    return ttftP90Millis;
+  }
+
+  public double ttftP99Millis() {
+    return ttftP99Millis;
+  }
+
+  public double e2eP99Millis() {
+    return e2eP99Millis;
+  }
+
+  public double prefixHitRatio() {
+    return prefixHitRatio;
+  }
+
+  public long recomputedTokens() {
+    return recomputedTokens;
+  }
+
+  public double imbalance() {
+    return imbalance;
+  }
+
+  public double decisionMicrosP50() {
+    return decisionMicrosP50;
+  }
+
+  public double decisionMicrosP99() {
+    return decisionMicrosP99;
+  }
+
+  /** Rejections by reason (the router's reject reason; "retry " prefixed for a retry's rejection). */
+  public Map<String, Long> rejectedByReason() {
+    return rejectedByReason;
+  }
+
+  /** Failures by reason ("replica crashed", "simulation time limit", ...). */
+  public Map<String, Long> failedByReason() {
+    return failedByReason;
+  }
+
+  /** A copy of the TTFT histogram of completed requests, in virtual microseconds. */
+  public Histogram ttftHistogram() {
+    return ttftMicros.copy();
+  }
+
+  /** The TTFT distribution as CDF points in increasing order, for a chart; empty if none completed. */
+  public List<CdfPoint> ttftCdf() {
+    ImmutableList.Builder<CdfPoint> out = ImmutableList.builder();
+    if (ttftMicros.getTotalCount() > 0) {
+      for (HistogramIterationValue v : ttftMicros.percentiles(5)) {
+        out.add(new CdfPoint(v.getValueIteratedTo() / 1000.0, v.getPercentileLevelIteratedTo() / 100.0));
+      }
+    }
+    return out.build();
+  }
+
+  /** Tokens computed (prefill plus generated) per replica over the run. */
+  public long[] tokensByReplica() {
+    return tokensByReplica.clone();
+  }
+
+  /** Width of the {@link #replicaWork()} buckets, in virtual milliseconds. */
+  public long workBucketMillis() {
+    return workBucketMillis;
+  }
+
+  /**
+   * Per replica, tokens computed in each time bucket of {@link #workBucketMillis()} from time zero (at
+   * most 100 buckets), for a per-replica work-over-time chart. Copies.
+   */
+  public List<long[]> replicaWork() {
+    ImmutableList.Builder<long[]> out = ImmutableList.builder();
+    for (long[] row : workBuckets) {
+      out.add(row.clone());
+    }
+    return out.build();
+  }
+
+  /** Sequences preempted (recompute) on every replica. */
+  public long preemptions() {
+    return preemptions;
+  }
+
+  /** Virtual time at the end of the run. */
+  public double simulatedSeconds() {
+    return simulatedSeconds;
+  }
+
+  /** Wall-clock time the run took. */
+  public double wallSeconds() {
+    return wallSeconds;
+  }
+
+  /** Simulated requests per second of wall time. */
+  public double requestsPerWallSecond() {
+    return wallSeconds <= 0 ? Double.NaN : offered / wallSeconds;
+  }
+
+  /** The self-checks that passed and a few facts about the run, one line each. */
+  public List<String> checks() {
+    return checks;
+  }
+
+  @Override
+  public String toString() {
+    return "SimulationResult{" + scenario + " / " + csvRow() + ", tokensByReplica="
+        + Arrays.toString(tokensByReplica) + "}";
+  }
+}

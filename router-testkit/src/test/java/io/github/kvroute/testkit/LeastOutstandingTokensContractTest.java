@@ -1,9 +1,0 @@
-package io.github.kvroute.testkit;
-
-/** The shipped contract over {@code least-outstanding-tokens} with its defaults. */
-class LeastOutstandingTokensContractTest extends RoutingPolicyContract {
-  @Override
-  protected String policyName() {
-    return "least-outstanding-tokens";
-  }
-}

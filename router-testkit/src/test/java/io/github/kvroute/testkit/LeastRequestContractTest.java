@@ -1,9 +1,0 @@
-package io.github.kvroute.testkit;
-
-/** The shipped contract over {@code least-request} with its defaults. */
-class LeastRequestContractTest extends RoutingPolicyContract {
-  @Override
-  protected String policyName() {
-    return "least-request";
-  }
-}

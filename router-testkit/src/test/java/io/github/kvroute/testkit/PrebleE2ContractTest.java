@@ -1,9 +1,0 @@
-package io.github.kvroute.testkit;
-
-/** The shipped contract over {@code preble-e2} with its defaults. */
-class PrebleE2ContractTest extends RoutingPolicyContract {
-  @Override
-  protected String policyName() {
-    return "preble-e2";
-  }
-}

@@ -1,9 +1,0 @@
-package io.github.kvroute.testkit;
-
-/** The shipped contract over {@code prefix-affinity} with its defaults. */
-class PrefixAffinityContractTest extends RoutingPolicyContract {
-  @Override
-  protected String policyName() {
-    return "prefix-affinity";
-  }
-}
