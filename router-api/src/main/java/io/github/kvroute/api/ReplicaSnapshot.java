@@ -46,6 +46,16 @@ public final class ReplicaSnapshot {
   private final OptionalDouble decodeStepMillis;
   private final OptionalDouble estimatedQueueDelayMillis;
   private final OptionalLong requestsReceivedTotal;
+  private final OptionalLong promptTokensTotal;
+  private final OptionalLong generationTokensTotal;
+  private final OptionalLong prefixCacheQueriesTotal;
+  private final OptionalLong prefixCacheHitsTotal;
+  private final OptionalLong preemptionsTotal;
+  private final OptionalDouble cacheHitRate;
+  private final OptionalDouble generationTokensPerSecond;
+  private final Optional<LatencyTotals> timeToFirstToken;
+  private final Optional<LatencyTotals> queueTime;
+  private final Optional<LatencyTotals> prefillTime;
 
   private ReplicaSnapshot(Builder b) {
     this.replicaId = b.replicaId;
@@ -68,6 +78,16 @@ public final class ReplicaSnapshot {
     this.decodeStepMillis = b.decodeStepMillis;
     this.estimatedQueueDelayMillis = b.estimatedQueueDelayMillis;
     this.requestsReceivedTotal = b.requestsReceivedTotal;
+    this.promptTokensTotal = b.promptTokensTotal;
+    this.generationTokensTotal = b.generationTokensTotal;
+    this.prefixCacheQueriesTotal = b.prefixCacheQueriesTotal;
+    this.prefixCacheHitsTotal = b.prefixCacheHitsTotal;
+    this.preemptionsTotal = b.preemptionsTotal;
+    this.cacheHitRate = b.cacheHitRate;
+    this.generationTokensPerSecond = b.generationTokensPerSecond;
+    this.timeToFirstToken = Optional.ofNullable(b.timeToFirstToken);
+    this.queueTime = Optional.ofNullable(b.queueTime);
+    this.prefillTime = Optional.ofNullable(b.prefillTime);
   }
 
   public static Builder newBuilder() {
@@ -198,6 +218,66 @@ public final class ReplicaSnapshot {
     return requestsReceivedTotal;
   }
 
+  /**
+   * Cumulative prompt tokens of requests that reached their first token, cached ones included
+   * ({@code vllm:prompt_tokens_total}, {@code sglang:prompt_tokens_total}; SGLang counts a request when
+   * it finishes). Its rate is the replica's prompt throughput.
+   */
+  public OptionalLong promptTokensTotal() {
+    return promptTokensTotal;
+  }
+
+  /** Cumulative generated tokens ({@code vllm:generation_tokens_total}, {@code sglang:generation_tokens_total}). */
+  public OptionalLong generationTokensTotal() {
+    return generationTokensTotal;
+  }
+
+  /** Cumulative prompt tokens looked up in the prefix cache ({@code vllm:prefix_cache_queries_total}). */
+  public OptionalLong prefixCacheQueriesTotal() {
+    return prefixCacheQueriesTotal;
+  }
+
+  /** Cumulative prompt tokens found in the prefix cache ({@code vllm:prefix_cache_hits_total}). */
+  public OptionalLong prefixCacheHitsTotal() {
+    return prefixCacheHitsTotal;
+  }
+
+  /** Cumulative preemptions ({@code vllm:num_preemptions_total}). */
+  public OptionalLong preemptionsTotal() {
+    return preemptionsTotal;
+  }
+
+  /** The engine's own recent prefix-cache hit rate in {@code [0, 1]} ({@code sglang:cache_hit_rate}). */
+  public OptionalDouble cacheHitRate() {
+    return cacheHitRate;
+  }
+
+  /** The engine's own recent decode throughput in tokens per second ({@code sglang:gen_throughput}). */
+  public OptionalDouble generationTokensPerSecond() {
+    return generationTokensPerSecond;
+  }
+
+  /**
+   * Sum and count of the engine's time-to-first-token histogram
+   * ({@code vllm:time_to_first_token_seconds}, {@code sglang:time_to_first_token_seconds}).
+   */
+  public Optional<LatencyTotals> timeToFirstToken() {
+    return timeToFirstToken;
+  }
+
+  /** Sum and count of the time finished requests spent waiting ({@code vllm:request_queue_time_seconds}). */
+  public Optional<LatencyTotals> queueTime() {
+    return queueTime;
+  }
+
+  /**
+   * Sum and count of the time finished requests spent from being scheduled to their first token
+   * ({@code vllm:request_prefill_time_seconds}).
+   */
+  public Optional<LatencyTotals> prefillTime() {
+    return prefillTime;
+  }
+
   @Override
   public String toString() {
     StringBuilder s = new StringBuilder("ReplicaSnapshot{").append(replicaId).append('#').append(epoch)
@@ -236,6 +316,16 @@ public final class ReplicaSnapshot {
     private OptionalDouble decodeStepMillis = OptionalDouble.empty();
     private OptionalDouble estimatedQueueDelayMillis = OptionalDouble.empty();
     private OptionalLong requestsReceivedTotal = OptionalLong.empty();
+    private OptionalLong promptTokensTotal = OptionalLong.empty();
+    private OptionalLong generationTokensTotal = OptionalLong.empty();
+    private OptionalLong prefixCacheQueriesTotal = OptionalLong.empty();
+    private OptionalLong prefixCacheHitsTotal = OptionalLong.empty();
+    private OptionalLong preemptionsTotal = OptionalLong.empty();
+    private OptionalDouble cacheHitRate = OptionalDouble.empty();
+    private OptionalDouble generationTokensPerSecond = OptionalDouble.empty();
+    private LatencyTotals timeToFirstToken;
+    private LatencyTotals queueTime;
+    private LatencyTotals prefillTime;
 
     private Builder() {}
 
@@ -326,6 +416,17 @@ public final class ReplicaSnapshot {
       return this;
     }
 
+    /**
+     * KV usage as an engine exports it: a fraction in {@code [0, 1]} of {@code totalBlocks} (vLLM's
+     * {@code vllm:kv_cache_usage_perc} with {@code num_gpu_blocks} from {@code vllm:cache_config_info}).
+     * Used blocks are {@code round(fraction x totalBlocks)}; an alternative to {@link #kvBlocks}.
+     */
+    public Builder kvUsage(double fraction, long totalBlocks) {
+      Checks.state(fraction >= 0 && fraction <= 1, "kvUsage", fraction, "in [0, 1]");
+      Checks.atLeast(totalBlocks, 0L, "kvBlocksTotal");
+      return kvBlocks(Math.round(fraction * totalBlocks), totalBlocks);
+    }
+
     public Builder kvBlockSizeTokens(int kvBlockSizeTokens) {
       Checks.unset(this.kvBlockSizeTokens.isPresent(), "kvBlockSizeTokens");
       this.kvBlockSizeTokens = OptionalInt.of(Checks.atLeast(kvBlockSizeTokens, 1, "kvBlockSizeTokens"));
@@ -371,6 +472,69 @@ public final class ReplicaSnapshot {
       Checks.unset(this.requestsReceivedTotal.isPresent(), "requestsReceivedTotal");
       this.requestsReceivedTotal =
           OptionalLong.of(Checks.atLeast(requestsReceivedTotal, 0L, "requestsReceivedTotal"));
+      return this;
+    }
+
+    public Builder promptTokensTotal(long v) {
+      Checks.unset(promptTokensTotal.isPresent(), "promptTokensTotal");
+      promptTokensTotal = OptionalLong.of(Checks.atLeast(v, 0L, "promptTokensTotal"));
+      return this;
+    }
+
+    public Builder generationTokensTotal(long v) {
+      Checks.unset(generationTokensTotal.isPresent(), "generationTokensTotal");
+      generationTokensTotal = OptionalLong.of(Checks.atLeast(v, 0L, "generationTokensTotal"));
+      return this;
+    }
+
+    /** Prefix-cache queries and hits, in tokens; {@code hits <= queries}. */
+    public Builder prefixCache(long queriesTotal, long hitsTotal) {
+      Checks.unset(prefixCacheQueriesTotal.isPresent(), "prefixCache");
+      Checks.atLeast(queriesTotal, 0L, "prefixCacheQueriesTotal");
+      Checks.atLeast(hitsTotal, 0L, "prefixCacheHitsTotal");
+      Checks.state(hitsTotal <= queriesTotal, "prefixCacheHitsTotal", hitsTotal,
+          "<= prefixCacheQueriesTotal = " + queriesTotal);
+      prefixCacheQueriesTotal = OptionalLong.of(queriesTotal);
+      prefixCacheHitsTotal = OptionalLong.of(hitsTotal);
+      return this;
+    }
+
+    public Builder preemptionsTotal(long v) {
+      Checks.unset(preemptionsTotal.isPresent(), "preemptionsTotal");
+      preemptionsTotal = OptionalLong.of(Checks.atLeast(v, 0L, "preemptionsTotal"));
+      return this;
+    }
+
+    /** In {@code [0, 1]}. */
+    public Builder cacheHitRate(double v) {
+      Checks.unset(cacheHitRate.isPresent(), "cacheHitRate");
+      Checks.state(v >= 0 && v <= 1, "cacheHitRate", v, "in [0, 1]");
+      cacheHitRate = OptionalDouble.of(v);
+      return this;
+    }
+
+    public Builder generationTokensPerSecond(double v) {
+      Checks.unset(generationTokensPerSecond.isPresent(), "generationTokensPerSecond");
+      generationTokensPerSecond =
+          OptionalDouble.of(Checks.nonNegativeFinite(v, "generationTokensPerSecond"));
+      return this;
+    }
+
+    public Builder timeToFirstToken(LatencyTotals v) {
+      Checks.unset(timeToFirstToken != null, "timeToFirstToken");
+      timeToFirstToken = Checks.notNull(v, "timeToFirstToken");
+      return this;
+    }
+
+    public Builder queueTime(LatencyTotals v) {
+      Checks.unset(queueTime != null, "queueTime");
+      queueTime = Checks.notNull(v, "queueTime");
+      return this;
+    }
+
+    public Builder prefillTime(LatencyTotals v) {
+      Checks.unset(prefillTime != null, "prefillTime");
+      prefillTime = Checks.notNull(v, "prefillTime");
       return this;
     }
 

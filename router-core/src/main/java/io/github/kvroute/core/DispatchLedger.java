@@ -22,6 +22,11 @@ package io.github.kvroute.core;
  * the router's earlier sends: then nothing is dropped from the books and the queue is estimated from
  * this router's in-flight work alone.
  *
+ * <p><b>First tokens.</b> A send whose first token the host has seen ({@link #firstToken}) has been
+ * prefilled: it stays in flight (and in the since-report counts, since it still holds KV and a batch
+ * slot) but adds no work to the replay, so a streaming host's estimate drains as fast as the replica
+ * really answers rather than waiting for the next report.
+ *
  * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
  * different replicas never contend).
  */
@@ -136,6 +141,22 @@ final class DispatchLedger {
     inFlightPromptTokens -= lease.promptTokens;
   }
 
+  /**
+   * The host saw {@code lease}'s first token: its prefill work leaves the replay.
+   *
+   * @return false when already told, or when the lease is no longer on these books
+   */
+  synchronized boolean firstToken(Lease lease) {
+    if (lease.ledger != this || lease.firstToken) {
+      return false;
+    }
+    lease.firstToken = true;
+    if (lease.sinceSnapshot) {
+      replay();
+    }
+    return true;
+  }
+
   /** Takes a finished (or abandoned) attempt off the books; idempotent. */
   synchronized void release(Lease lease) {
     if (lease.ledger != this) {
@@ -209,7 +230,8 @@ final class DispatchLedger {
     double q = baseQueueMillis;
     long t = baseAtNanos;
     for (Lease l = head; l != null; l = l.next) {
-      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + l.workMillis * sendWeight;
+      double work = l.firstToken ? 0 : l.workMillis * sendWeight;
+      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + work;
       t = Math.max(t, l.dispatchedAtNanos);
     }
     queueAtLast = q;

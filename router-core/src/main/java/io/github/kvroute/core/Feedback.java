@@ -72,6 +72,22 @@ final class Feedback {
     return result;
   }
 
+  /**
+   * The attempt's first token reached the host: its prefill no longer waits in the replica's queue
+   * (the ledger stops replaying its work); everything else waits for the outcome.
+   */
+  UpdateResult onFirstToken(RequestRef ref, String replicaId, long epoch) {
+    Lease lease = leases.get(ref);
+    if (lease == null) {
+      return leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
+    }
+    if (!lease.replica.id.equals(replicaId) || lease.epoch != epoch) {
+      return UpdateResult.MISMATCHED_REPLICA;
+    }
+    return lease.prefillTarget().ledger.firstToken(lease) ? UpdateResult.APPLIED
+        : UpdateResult.DUPLICATE;
+  }
+
   /** A lease timed out: its books are released; its guess stays (the request may have run). */
   void onExpired(Lease lease) {
     release(lease);

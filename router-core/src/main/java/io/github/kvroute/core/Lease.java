@@ -31,6 +31,8 @@ final class Lease {
   Lease next;
   boolean sinceSnapshot;
   DispatchLedger ledger;
+  /** The host saw its first token: its prefill work has left the queue. */
+  boolean firstToken;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,

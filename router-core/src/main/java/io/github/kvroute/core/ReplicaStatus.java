@@ -22,6 +22,9 @@ import java.util.Optional;
  * @param cacheHitReliability how far outcomes confirmed those beliefs, in [0, 1]
  * @param queueFactor how much longer than estimated its queues have taken to drain, learnt from
  *     outcomes (1 until they say otherwise); admission judges deadlines by the estimate times this
+ * @param prefillMillisPerToken the prefill cost per computed token the router uses for it now: the
+ *     reported throughput, else learnt from outcomes and counters once enough samples agree, else the
+ *     cost model's configured prior
  *
  * <p>Immutable and thread-safe.
  */
@@ -38,4 +41,5 @@ public record ReplicaStatus(
     boolean exactIndex,
     int indexEntries,
     double cacheHitReliability,
-    double queueFactor) {}
+    double queueFactor,
+    double prefillMillisPerToken) {}

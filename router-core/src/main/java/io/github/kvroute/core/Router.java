@@ -14,6 +14,7 @@ import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.RouterListener;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
@@ -146,6 +147,24 @@ public final class Router implements TelemetrySink, AutoCloseable {
   }
 
   /**
+   * The first streamed token of a routed attempt reached the host (a streaming gateway sees that
+   * moment without any engine support). The attempt stays in flight until {@link #onOutcome}, but its
+   * prefill is over: this router's queue estimate for the replica stops counting its prefill work.
+   * Optional: a host that does not stream simply never calls it.
+   *
+   * @return {@link UpdateResult#APPLIED} the first time for an attempt in flight there;
+   *     {@link UpdateResult#DUPLICATE} for a repeat or a closed attempt;
+   *     {@link UpdateResult#MISMATCHED_REPLICA} when routed elsewhere or to another epoch;
+   *     {@link UpdateResult#UNKNOWN_REQUEST} when never routed
+   * @throws NullPointerException if {@code requestId} or {@code replicaId} is null
+   * @throws IllegalArgumentException if {@code requestId} is blank or {@code attempt < 1}
+   */
+  public UpdateResult onFirstToken(String requestId, int attempt, String replicaId, long epoch) {
+    checkNotNull(replicaId, "replicaId: null (expected: non-null)");
+    return feedback.onFirstToken(new RequestRef(requestId, attempt), replicaId, epoch);
+  }
+
+  /**
    * Forgets a replica the host's membership says is gone: it stops being routable, its index entries
    * are dropped, its in-flight attempts are orphaned (reported to listeners for retry), and late
    * reports from its last epoch are ignored.
@@ -184,7 +203,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
           e.breaker.state(),
           observed == Long.MIN_VALUE ? -1 : Math.max(0, now - observed) / 1e6,
           r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact,
-          index.slotEntries(e.slot), e.calibration.reliability(), e.calibration.queueFactor()));
+          index.slotEntries(e.slot), e.calibration.reliability(), e.calibration.queueFactor(),
+          fleet.msPerToken(e, s)));
     }
     return out;
   }
