@@ -47,6 +47,7 @@ final class ReplicaEngine {
   final ReplicaModel model;
   final KvCache kv;
   final AdapterSlots adapters;
+  final EngineCounters counters = new EngineCounters();
   private final KvLog log;
   private final ReplicaHost host;
   private final int blockSize;
@@ -231,12 +232,14 @@ final class ReplicaEngine {
       startPass(s, hits, now);
       running.add(s);
     }
+    counters.endAdmissions();
     return stall;
   }
 
   private void startPass(Sequence s, int hits, long now) {
     int hold = s.tokensToHold();
     int cached = kv.cachedTokens(hits, s.promptTokens, hold);
+    counters.admitted(hold, cached);
     s.prefillRemaining = hold - cached;
     s.prefillStarted = false;
     s.running = true;
@@ -273,6 +276,7 @@ final class ReplicaEngine {
     v.prefillStarted = false;
     enqueue(v, true);
     preemptions++;
+    counters.preemptions++;
   }
 
   private void release(Sequence s) {
@@ -311,8 +315,11 @@ final class ReplicaEngine {
         s.generated += run;
         work += run;
         generatedTokens += run;
+        counters.generatedTokens += run;
         if (s.firstTokenAtNanos < 0) {
           s.firstTokenAtNanos = host.now();
+          counters.firstToken(s, host.now());
+          host.firstToken(this, s);
         }
         if (s.generated >= s.outputTokens) {
           release(s);
@@ -336,6 +343,7 @@ final class ReplicaEngine {
     flushKvEvents();
     if (finished != null) {
       for (Sequence s : finished) {
+        counters.finished(s);
         host.finished(this, s);
       }
     }
@@ -359,6 +367,7 @@ final class ReplicaEngine {
     kv.epoch(epoch);
     kv.clear();
     adapters.clear();
+    counters.reset();
     if (log != null) {
       log.cleared(epoch);
       flushKvEvents();
@@ -430,6 +439,15 @@ final class ReplicaEngine {
     }
     if (busy && runSteps > 1) {
       sum -= Math.min(runSteps - 1, (host.now() - runStart) / runStepNanos) * running.size();
+    }
+    return sum;
+  }
+
+  /** Tokens generated in this process (vLLM's counter), steps of a run already over included. */
+  long generationTokensTotal() {
+    long sum = counters.generatedTokens;
+    if (busy && runSteps > 1) {
+      sum += Math.min(runSteps - 1, (host.now() - runStart) / runStepNanos) * running.size();
     }
     return sum;
   }

@@ -16,6 +16,9 @@ interface ReplicaHost {
    */
   void prefillStarted(Sequence s, int cachedTokens, long recomputedTokens, boolean firstPass);
 
+  /** {@code s} emitted its first token now (once per attempt; a streaming gateway sees it). */
+  void firstToken(ReplicaEngine replica, Sequence s);
+
   /** {@code s} generated its last token now; its blocks are released. */
   void finished(ReplicaEngine replica, Sequence s);
 

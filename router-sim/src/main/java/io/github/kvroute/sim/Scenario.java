@@ -54,6 +54,9 @@ public final class Scenario {
   private final boolean retries;
   private final ImmutableList<Long> telemetryDelaySweepMillis;
   private final long timeLimitMillis;
+  // what the routers know (telemetry profile, prior error)
+  private final TelemetryProfile telemetry;
+  private final double priorErrorFactor;
 
   private Scenario(Builder b) {
     name = b.name;
@@ -75,6 +78,8 @@ public final class Scenario {
     retries = b.retries;
     telemetryDelaySweepMillis = b.telemetryDelaySweepMillis;
     timeLimitMillis = b.timeLimitMillis;
+    telemetry = b.telemetry;
+    priorErrorFactor = b.priorErrorFactor;
   }
 
   public static Builder newBuilder() {
@@ -102,6 +107,8 @@ public final class Scenario {
     b.retries = retries;
     b.telemetryDelaySweepMillis = telemetryDelaySweepMillis;
     b.timeLimitMillis = timeLimitMillis;
+    b.telemetry = telemetry;
+    b.priorErrorFactor = priorErrorFactor;
     return b;
   }
 
@@ -136,9 +143,27 @@ public final class Scenario {
     return telemetryDelayMillis;
   }
 
-  /** Whether replicas publish KV events, putting the routers' prefix indexes in exact mode. */
+  /**
+   * Whether replicas publish KV events, putting the routers' prefix indexes in exact mode: always under
+   * {@link TelemetryProfile#VLLM_KV_EVENTS}, never under {@code vllm} or {@code sglang}, and as set by
+   * {@link Builder#kvEvents} under {@code instrumented}.
+   */
   public boolean kvEvents() {
-    return kvEvents;
+    return telemetry.alwaysKvEvents() || (kvEvents && telemetry.allowsKvEvents());
+  }
+
+  /** What the routers are told about the replicas, and how. */
+  public TelemetryProfile telemetry() {
+    return telemetry;
+  }
+
+  /**
+   * How far the routers' prior (their configured engine constants) is from the simulated engine: each
+   * timing constant of the routers' {@code CostModel} is the engine's multiplied or divided by this
+   * factor, which way drawn from the seed per constant; 1 is exact. See {@link RouterPrior}.
+   */
+  public double priorErrorFactor() {
+    return priorErrorFactor;
   }
 
   /** Independent routers (gateway instances) splitting the traffic round-robin by request. */
@@ -212,7 +237,8 @@ public final class Scenario {
   public String toString() {
     return "Scenario{" + name + ", replicas=" + replicas + ", routers=" + routers + ", requests="
         + requests + ", P=" + telemetryIntervalMillis + "ms, D=" + telemetryDelayMillis + "ms"
-        + (kvEvents ? ", kv-events" : "") + ", seed=" + seed + ", rateScale=" + rateScale + "}";
+        + ", telemetry=" + telemetry + (kvEvents() ? ", kv-events" : "")
+        + (priorErrorFactor != 1 ? ", prior x" + priorErrorFactor : "") + ", seed=" + seed + ", rateScale=" + rateScale + "}";
   }
 
   /** Builds a {@link Scenario}. Not thread-safe; each option may be set once. */
@@ -235,6 +261,8 @@ public final class Scenario {
     private boolean retries = true;
     private ImmutableList<Long> telemetryDelaySweepMillis = ImmutableList.of();
     private long timeLimitMillis = 30 * 60_000L;
+    private TelemetryProfile telemetry = TelemetryProfile.VLLM;
+    private double priorErrorFactor = 1.5;
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -298,7 +326,11 @@ public final class Scenario {
       return this;
     }
 
-    /** Default off (routers guess cache contents from what they routed). */
+    /**
+     * KV events under the {@code instrumented} profile; default off (routers guess cache contents from
+     * what they routed). The other profiles decide for themselves: asking for events under
+     * {@code vllm} or {@code sglang} fails at {@link #build()}.
+     */
     public Builder kvEvents(boolean v) {
       once("kvEvents");
       kvEvents = v;
@@ -385,9 +417,26 @@ public final class Scenario {
       return this;
     }
 
+    /** What the routers are told; default {@link TelemetryProfile#VLLM}. */
+    public Builder telemetry(TelemetryProfile v) {
+      once("telemetry");
+      telemetry = checkNotNull(v, "telemetry: null (expected: a profile)");
+      return this;
+    }
+
+    /** The routers' prior error, {@code >= 1}; default 1.5 (1 = the routers know the engine exactly). */
+    public Builder priorErrorFactor(double v) {
+      once("priorErrorFactor");
+      checkArgument(v >= 1 && Double.isFinite(v), "priorErrorFactor: %s (expected: finite and >= 1)",
+          v);
+      priorErrorFactor = v;
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
-     *     block size, or a restart names a replica that does not exist
+     *     block size, a restart names a replica that does not exist, or KV events are asked for under
+     *     a profile without them
      */
     public Scenario build() {
       checkArgument(name != null, "name: null (expected: set before build)");
@@ -397,6 +446,9 @@ public final class Scenario {
         checkArgument(blockSizeTokens == required,
             "blockSizeTokens: %s (expected: %s, the workload's block size)", blockSizeTokens, required);
       }
+      checkArgument(!kvEvents || telemetry.allowsKvEvents(),
+          "kvEvents: true (expected: false under telemetry %s, which has no KV events; use"
+              + " vllm-kv-events, or instrumented with kvEvents)", telemetry);
       for (Restart r : restarts) {
         checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
             r.replica(), replicas);

@@ -64,8 +64,10 @@ final class SelfChecks {
     lines.add(String.format(Locale.ROOT, "note: %d retries after replica failures, %d preemptions",
         c.retries, preemptions));
     lines.add(busyNote());
-    lines.add(String.format(Locale.ROOT, "note: %d reports and %d KV events delivered, %d ignored by routers",
-        telemetry.snapshotsDelivered(), telemetry.kvEventsDelivered(), telemetry.ignored()));
+    lines.add(String.format(Locale.ROOT, "note: telemetry %s: %d reports and %d KV events delivered,"
+        + " %d ignored by routers; %d first tokens reported", telemetry.profile(),
+        telemetry.snapshotsDelivered(), telemetry.kvEventsDelivered(), telemetry.ignored(),
+        c.firstTokensSent));
     if (!failures.isEmpty()) {
       throw new IllegalStateException("simulation self-check failed: " + String.join("; ", failures));
     }

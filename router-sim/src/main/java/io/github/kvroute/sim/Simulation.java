@@ -8,6 +8,7 @@ import io.github.kvroute.api.OutcomeStatus;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.core.CostModel;
+import io.github.kvroute.core.ReplicaStatus;
 import io.github.kvroute.core.Router;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,6 +72,7 @@ final class Simulation implements ReplicaHost {
     long routed;
     long rejections;
     long outcomesSent;
+    long firstTokensSent;
     long retries;
     long ended;
     long endedByTimeLimit;
@@ -118,24 +120,34 @@ final class Simulation implements ReplicaHost {
     progress.progress(counters.ended, counters.ended);
     List<String> checks = new SelfChecks(metrics, counters, routers, replicas, registry, telemetry,
         timeLimitHit).verify();
+    List<SimulationResult.Calibration> calibration = calibration();
+    checks = new ArrayList<>(checks);
+    checks.add(SimulationResult.Calibration.note(calibration));
     double wallSeconds = (System.nanoTime() - wallStart) / 1e9;
     return SimulationResult.from(policy.name(), scenario, metrics, replicas, events.read(),
-        wallSeconds, checks);
+        wallSeconds, checks, calibration);
   }
 
   List<RequestRecord> records() {
     return records;
   }
 
+  /** Router 0's prior and learnt prefill cost per token for each replica, beside the truth. */
+  private List<SimulationResult.Calibration> calibration() {
+    Router r = routers[0];
+    double truth = scenario.replicaModel().prefillMillisPerToken();
+    List<SimulationResult.Calibration> out = new ArrayList<>();
+    for (ReplicaStatus st : r.replicas()) {
+      out.add(new SimulationResult.Calibration(st.replicaId(), truth,
+          r.costModel().prefillMillisPerToken(), st.prefillMillisPerToken()));
+    }
+    return out;
+  }
+
   private void build() {
     int n = scenario.routers();
     ReplicaModel m = scenario.replicaModel();
-    CostModel costModel = CostModel.newBuilder()
-        .prefillOverheadMillis(m.prefillOverheadMillis())
-        .prefillMillisPerToken(m.prefillMillisPerToken())
-        .adapterLoadMillis(m.adapterLoadMillis())
-        .kvBytesPerToken(m.kvBytesPerToken())
-        .build();
+    CostModel costModel = RouterPrior.of(m, scenario.priorErrorFactor(), scenario.seed());
     routers = new Router[n];
     for (int i = 0; i < n; i++) {
       Router.Builder b = Router.newBuilder()
@@ -297,13 +309,24 @@ final class Simulation implements ReplicaHost {
   }
 
   @Override
+  public void firstToken(ReplicaEngine r, Sequence s) {
+    RequestState st = s.request;
+    routers[st.router].onFirstToken(st.request.id(), s.attempt, r.id, s.routedEpoch);
+    counters.firstTokensSent++;
+  }
+
+  @Override
   public void finished(ReplicaEngine r, Sequence s) {
-    report(s, outcome(r, s, OutcomeStatus.SUCCESS)
-        .queueTime(Duration.ofNanos(s.firstAdmittedAtNanos - s.enqueuedAtNanos))
+    // what a gateway reads off the response: its own TTFT and the completion's usage (cached tokens
+    // in prompt_tokens_details); the engine-side queue time only from an instrumented engine
+    Outcome.Builder b = outcome(r, s, OutcomeStatus.SUCCESS)
         .ttft(Duration.ofNanos(s.firstTokenAtNanos - s.enqueuedAtNanos))
         .cachedTokens(s.firstCachedTokens)
-        .outputTokens(s.generated)
-        .build());
+        .outputTokens(s.generated);
+    if (scenario.telemetry().outcomeQueueTime()) {
+      b.queueTime(Duration.ofNanos(s.firstAdmittedAtNanos - s.enqueuedAtNanos));
+    }
+    report(s, b.build());
     long arrival = s.request.request.arrivalNanos();
     metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival);
     end(s.request, RequestState.End.COMPLETED, null, s);

@@ -38,6 +38,27 @@ public final class SimulationResult {
       + "goodput_rps,slo_attainment,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,e2e_p99_ms,prefix_hit_ratio,"
       + "recomputed_tokens,imbalance,decision_us_p50,decision_us_p99";
 
+  /**
+   * What one router believed about one replica's prefill cost per computed token at the end of the
+   * run, beside the simulated engine's true constant: its configured prior (off by the scenario's prior
+   * error factor) and what it had learnt from counters and outcomes (the prior until enough samples).
+   */
+  public record Calibration(String replicaId, double trueMillisPerToken, double priorMillisPerToken,
+      double learntMillisPerToken) {
+    /** One summary line for {@link SimulationResult#checks()}. */
+    static String note(List<Calibration> all) {
+      StringBuilder b = new StringBuilder("note: prefill ms/token (router 0), learnt vs true");
+      if (!all.isEmpty()) {
+        b.append(String.format(Locale.ROOT, " %.4f, prior %.4f:", all.get(0).trueMillisPerToken(),
+            all.get(0).priorMillisPerToken()));
+      }
+      for (Calibration c : all) {
+        b.append(String.format(Locale.ROOT, " %s %.4f", c.replicaId(), c.learntMillisPerToken()));
+      }
+      return b.toString();
+    }
+  }
+
   /** One point of the TTFT distribution: {@code fraction} of completed requests had TTFT at most {@code millis}. */
   public record CdfPoint(double millis, double fraction) {}
 
@@ -69,9 +90,10 @@ public final class SimulationResult {
   private final double simulatedSeconds;
   private final double wallSeconds;
   private final ImmutableList<String> checks;
+  private final ImmutableList<Calibration> calibration;
 
   private SimulationResult(String policy, String scenario, Measurements m, long preemptions,
-      long endNanos, double wallSeconds, List<String> checks) {
+      long endNanos, double wallSeconds, List<String> checks, List<Calibration> calibration) {
     this.policy = policy;
     this.scenario = scenario;
     offered = m.offered;
@@ -103,16 +125,50 @@ public final class SimulationResult {
     this.simulatedSeconds = endNanos / 1e9;
     this.wallSeconds = wallSeconds;
     this.checks = ImmutableList.copyOf(checks);
+    this.calibration = ImmutableList.copyOf(calibration);
+  }
+
+  private SimulationResult(SimulationResult r, String policy) {
+    this.policy = policy;
+    scenario = r.scenario;
+    offered = r.offered;
+    admitted = r.admitted;
+    completed = r.completed;
+    rejected = r.rejected;
+    failed = r.failed;
+    goodputRps = r.goodputRps;
+    sloAttainment = r.sloAttainment;
+    ttftP50Millis = r.ttftP50Millis;
+    ttftP90Millis = r.ttftP90Millis;
+    ttftP99Millis = r.ttftP99Millis;
+    e2eP99Millis = r.e2eP99Millis;
+    prefixHitRatio = r.prefixHitRatio;
+    recomputedTokens = r.recomputedTokens;
+    imbalance = r.imbalance;
+    decisionMicrosP50 = r.decisionMicrosP50;
+    decisionMicrosP99 = r.decisionMicrosP99;
+    ttftMicros = r.ttftMicros;
+    rejectedByReason = r.rejectedByReason;
+    failedByReason = r.failedByReason;
+    tokensByReplica = r.tokensByReplica;
+    workBucketMillis = r.workBucketMillis;
+    workBuckets = r.workBuckets;
+    preemptions = r.preemptions;
+    simulatedSeconds = r.simulatedSeconds;
+    wallSeconds = r.wallSeconds;
+    checks = r.checks;
+    calibration = r.calibration;
   }
 
   static SimulationResult from(String policy, Scenario scenario, Measurements m,
-      ReplicaEngine[] replicas, long endNanos, double wallSeconds, List<String> checks) {
+      ReplicaEngine[] replicas, long endNanos, double wallSeconds, List<String> checks,
+      List<Calibration> calibration) {
     long preemptions = 0;
     for (ReplicaEngine r : replicas) {
       preemptions += r.preemptions();
     }
     return new SimulationResult(policy, scenario.name(), m, preemptions, endNanos, wallSeconds,
-        checks);
+        checks, calibration);
   }
 
   private static double percentileMillis(Histogram h, double p) {
@@ -271,6 +327,19 @@ public final class SimulationResult {
   /** The self-checks that passed and a few facts about the run, one line each. */
   public List<String> checks() {
     return checks;
+  }
+
+  /** Router 0's prior and learnt prefill cost per token for each replica, beside the truth. */
+  public List<Calibration> calibration() {
+    return calibration;
+  }
+
+  /** This result under another policy label (for example {@code hybrid-cost+oracle}). */
+  public SimulationResult relabeled(String label) {
+    if (label == null || label.isBlank()) {
+      throw new IllegalArgumentException("label: " + label + " (expected: non-blank)");
+    }
+    return new SimulationResult(this, label);
   }
 
   @Override

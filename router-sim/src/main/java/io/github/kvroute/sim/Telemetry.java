@@ -18,6 +18,11 @@ import java.util.SplittableRandom;
  * every router receives one report per replica immediately: the host knows its fleet before traffic
  * starts, so the first requests are not rejected for lack of candidates.
  *
+ * <p>What a report contains is the scenario's {@link TelemetryProfile}: a scrape of a stock engine's
+ * metrics, or an instrumented engine's internals. The one rate a profile reports from the engine
+ * itself (SGLang's {@code gen_throughput}) is the tokens generated since the replica's previous report
+ * over the time between them.
+ *
  * <p>Not thread-safe: one simulation, one thread.
  */
 final class Telemetry {
@@ -28,6 +33,11 @@ final class Telemetry {
   private final long intervalNanos;
   private final long delayNanos;
   private final long[] phaseNanos;
+  private final TelemetryProfile profile;
+  /** Per replica: generated tokens and time at the previous report, for rate gauges. */
+  private final long[] lastGenerated;
+  private final long[] lastAtNanos;
+  private final long[] lastEpoch;
 
   private long snapshots;
   private long kvEvents;
@@ -41,6 +51,11 @@ final class Telemetry {
     this.model = model;
     this.intervalNanos = scenario.telemetryIntervalMillis() * 1_000_000L;
     this.delayNanos = scenario.telemetryDelayMillis() * 1_000_000L;
+    this.profile = scenario.telemetry();
+    this.lastGenerated = new long[replicas.length];
+    this.lastAtNanos = new long[replicas.length];
+    this.lastEpoch = new long[replicas.length];
+    java.util.Arrays.fill(lastAtNanos, -1);
     this.phaseNanos = new long[replicas.length];
     for (int i = 0; i < replicas.length; i++) {
       phaseNanos[i] = 1 + random.nextLong(intervalNanos);
@@ -87,26 +102,33 @@ final class Telemetry {
     snapshots++;
   }
 
+  /** What {@code r} reports now under the scenario's profile. */
   ReplicaSnapshot snapshot(ReplicaEngine r) {
-    ReplicaModel m = r.model;
-    return ReplicaSnapshot.newBuilder()
+    long now = events.read();
+    ReplicaSnapshot.Builder b = ReplicaSnapshot.newBuilder()
         .replicaId(r.id)
         .epoch(r.epoch())
-        .observedAtNanos(events.read())
+        .observedAtNanos(now)
         .state(r.state())
-        .model(model)
-        .waitingRequests(r.waitingCount())
-        .runningRequests(r.runningCount())
-        .queuedPrefillTokens(r.queuedPrefillTokens())
-        .outstandingDecodeTokens(r.outstandingDecodeTokens())
-        .kvBlocks(r.kv.usedBlocks(), r.kv.totalBlocks())
-        .kvBlockSizeTokens(r.kv.blockSize())
-        .residentAdapters(r.adapters.residentSet())
-        .prefillTokensPerSecond(1000.0 / m.prefillMillisPerToken())
-        .decodeStepMillis(m.decodeBaseMillis()
-            + m.decodePerSequenceMillis() * Math.max(1, r.runningCount()))
-        .requestsReceivedTotal(r.requestsReceived())
-        .build();
+        .model(model);
+    profile.report(r, b, generationRate(r, now));
+    return b.build();
+  }
+
+  /** Tokens per second generated since the replica's previous report in this epoch; NaN if none. */
+  private double generationRate(ReplicaEngine r, long now) {
+    long generated = r.generationTokensTotal();
+    int i = r.index;
+    double rate = lastAtNanos[i] >= 0 && lastEpoch[i] == r.epoch() && now > lastAtNanos[i]
+        ? (generated - lastGenerated[i]) / ((now - lastAtNanos[i]) / 1e9) : Double.NaN;
+    lastGenerated[i] = generated;
+    lastAtNanos[i] = now;
+    lastEpoch[i] = r.epoch();
+    return rate;
+  }
+
+  TelemetryProfile profile() {
+    return profile;
   }
 
   long snapshotsDelivered() {

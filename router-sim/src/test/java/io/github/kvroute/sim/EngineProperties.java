@@ -42,7 +42,7 @@ class EngineProperties {
   void booksAlwaysBalance(@ForAll("workloads") List<Shape> shapes,
       @ForAll @IntRange(min = 1, max = 3) int replicas,
       @ForAll @IntRange(min = 40, max = 200) int kvBlocks,
-      @ForAll boolean kvEvents, @ForAll boolean crash, @ForAll boolean hybrid) {
+      @ForAll TelemetryProfile profile, @ForAll boolean crash, @ForAll boolean hybrid) {
     List<SimRequest> requests = new ArrayList<>();
     double t = 0;
     for (int i = 0; i < shapes.size(); i++) {
@@ -67,7 +67,7 @@ class EngineProperties {
     ReplicaModel model = ReplicaModel.newBuilder().kvCapacityTokens(kvBlocks * 16L)
         .maxResidentAdapters(2).maxPrefillTokensPerStep(256).coldStartMillis(500).build();
     Scenario.Builder sb = Scenario.newBuilder().name("random").workload(Workload.fixed(requests))
-        .replicas(replicas).replicaModel(model).kvEvents(kvEvents).telemetryIntervalMillis(50)
+        .replicas(replicas).replicaModel(model).telemetry(profile).telemetryIntervalMillis(50)
         .telemetryDelayMillis(20);
     if (crash) {
       sb.restarts(List.of(new Scenario.Restart((long) (t / 2), 0)));

@@ -41,8 +41,9 @@ final class SimFixtures {
 
   /** One replica, default model unless given, telemetry every second without delay. */
   static Scenario.Builder oneReplica(List<SimRequest> requests) {
+    // the routers know the engine's constants exactly, so hand-computed predictions hold
     return Scenario.newBuilder().name("hand-made").workload(Workload.fixed(requests)).replicas(1)
-        .telemetryIntervalMillis(1_000).telemetryDelayMillis(0);
+        .telemetryIntervalMillis(1_000).telemetryDelayMillis(0).priorErrorFactor(1.0);
   }
 
   /** A run that keeps every request's record, by id. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Same seed, same numbers (except the wall-clock decision columns); another seed, other numbers. */
@@ -29,6 +30,21 @@ class SimulatorDeterminismTest {
     assertThat(second.ttftCdf()).isEqualTo(first.ttftCdf());
     assertThat(second.tokensByReplica()).isEqualTo(first.tokensByReplica());
     assertThat(deterministicColumns(otherSeed)).isNotEqualTo(deterministicColumns(first));
+  }
+
+  @ParameterizedTest
+  @EnumSource(TelemetryProfile.class)
+  void everyTelemetryProfileIsDeterministic(TelemetryProfile profile) {
+    Scenario s = Scenarios.named("stale-telemetry").orElseThrow().toBuilder().requests(400)
+        .telemetry(profile).build();
+    Simulator sim = Simulator.create();
+
+    SimulationResult first = sim.run(s, "hybrid-cost");
+    SimulationResult second = sim.run(s, "hybrid-cost");
+
+    assertThat(deterministicColumns(second)).isEqualTo(deterministicColumns(first));
+    assertThat(second.checks()).isEqualTo(first.checks());
+    assertThat(second.calibration()).isEqualTo(first.calibration());
   }
 
   @ParameterizedTest
