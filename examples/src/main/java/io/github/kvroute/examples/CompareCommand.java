@@ -5,6 +5,7 @@ import io.github.kvroute.sim.Scenario;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
 import io.github.kvroute.sim.Simulator;
+import io.github.kvroute.sim.TelemetryProfile;
 import io.github.kvroute.sim.trace.AzureTrace;
 import io.github.kvroute.sim.trace.MooncakeTrace;
 import io.github.kvroute.sim.trace.TraceFormatException;
@@ -16,8 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +38,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "compare", description = "Run policies side by side on a scenario or a trace.")
 final class CompareCommand implements Callable<Integer> {
+  /** Appended to a policy's name on its oracle row. */
+  private static final String ORACLE_SUFFIX = "+oracle";
+
   @Spec
   CommandSpec spec;
 
@@ -58,6 +64,23 @@ final class CompareCommand implements Callable<Integer> {
   @Option(names = "--slo-ttft-ms", paramLabel = "T") Double sloTtftMillis;
   @Option(names = "--telemetry-interval-ms", paramLabel = "P") Long telemetryIntervalMillis;
   @Option(names = "--telemetry-delay-ms", paramLabel = "D") Long telemetryDelayMillis;
+
+  // ---- what the routers know (telemetry profile, prior error, oracle runs)
+  @Option(names = "--telemetry", paramLabel = "vllm|vllm-kv-events|sglang|instrumented",
+      defaultValue = "vllm",
+      description = "What the routers are told: a stock engine's metrics, or an instrumented engine's"
+          + " internals (default: vllm). See docs/telemetry.md.")
+  String telemetry;
+
+  @Option(names = "--prior-error", paramLabel = "X",
+      description = "The routers' configured engine constants are off by this factor (x or /, per"
+          + " constant, seeded); 1 = exact (default: 1.5).")
+  Double priorError;
+
+  @Option(names = "--oracle",
+      description = "Also run each policy with instrumented telemetry, no delay, KV events and an"
+          + " exact prior, shown as POLICY+oracle rows.")
+  boolean oracle;
 
   @Option(names = "--format", paramLabel = "table|csv", defaultValue = "table",
       description = "Stdout format (default: table).")
@@ -98,6 +121,9 @@ final class CompareCommand implements Callable<Integer> {
     for (int s = 0; s < sections.size(); s++) {
       for (String policy : names) {
         jobs.add(new Job(s, policy, 1.0, sections.get(s)));
+        if (oracle) {
+          jobs.add(new Job(s, policy, 1.0, oracleOf(sections.get(s)), ORACLE_SUFFIX));
+        }
         for (double scale : scales) {
           if (scale != 1.0) {
             Scenario scaled = sections.get(s).toBuilder()
@@ -119,9 +145,9 @@ final class CompareCommand implements Callable<Integer> {
           continue;
         }
         if (j.scale == 1.0) {
-          main.add(j.result);
+          main.add(j.label == null ? j.result : j.result.relabeled(j.policy + j.label));
         }
-        if (!scales.isEmpty()) {
+        if (!scales.isEmpty() && j.label == null) {
           curves.computeIfAbsent(j.policy, k -> new ArrayList<>())
               .add(new double[] {j.scale, j.result.goodputRps()});
         }
@@ -131,6 +157,7 @@ final class CompareCommand implements Callable<Integer> {
       if (format.equals("table")) {
         stdout.println("== " + sc.name() + ": " + sc.description());
         stdout.print(ResultTable.render(main));
+        stdout.print(calibrationLines(main));
         stdout.println();
       } else {
         if (s == 0) {
@@ -190,6 +217,7 @@ final class CompareCommand implements Callable<Integer> {
   private Scenario applyOverrides(Scenario s) {
     Scenario.Builder b = s.toBuilder();
     try {
+      applyTelemetry(b);
       if (replicas != null) {
         b.replicas(replicas);
       }
@@ -219,6 +247,46 @@ final class CompareCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(e.getMessage());
     }
+  }
+
+  /** {@code --telemetry} and {@code --prior-error} onto the scenario. */
+  private void applyTelemetry(Scenario.Builder b) {
+    b.telemetry(TelemetryProfile.named(telemetry).orElseThrow(() -> new UserError("--telemetry: "
+        + telemetry + " (expected: one of " + Arrays.stream(TelemetryProfile.values())
+            .map(TelemetryProfile::cliName).toList() + ")")));
+    if (priorError != null) {
+      if (!(priorError >= 1) || priorError.isInfinite()) {
+        throw new UserError("--prior-error: " + priorError + " (expected: a finite factor >= 1)");
+      }
+      b.priorErrorFactor(priorError);
+    }
+  }
+
+  /**
+   * The oracle's run of a scenario: the routers see the engine's internals at once (instrumented
+   * telemetry, no delay), its cache exactly (KV events without lag) and know its constants (prior 1).
+   */
+  static Scenario oracleOf(Scenario s) {
+    return s.toBuilder().telemetry(TelemetryProfile.INSTRUMENTED).kvEvents(true)
+        .telemetryDelayMillis(0).priorErrorFactor(1.0).build();
+  }
+
+  /** Per result, router 0's learnt prefill cost per token by replica, beside the truth and prior. */
+  private static String calibrationLines(List<SimulationResult> results) {
+    StringBuilder out = new StringBuilder();
+    for (SimulationResult r : results) {
+      List<SimulationResult.Calibration> c = r.calibration();
+      if (c.isEmpty()) {
+        continue;
+      }
+      out.append(String.format(Locale.ROOT, "  %s prefill ms/token: true %.4f, prior %.4f, learnt",
+          r.policy(), c.get(0).trueMillisPerToken(), c.get(0).priorMillisPerToken()));
+      for (SimulationResult.Calibration x : c) {
+        out.append(String.format(Locale.ROOT, " %.4f", x.learntMillisPerToken()));
+      }
+      out.append('\n');
+    }
+    return out.toString();
   }
 
   private List<String> resolvePolicies() {
@@ -331,13 +399,20 @@ final class CompareCommand implements Callable<Integer> {
     final String policy;
     final double scale;
     final Scenario scenario;
+    /** Appended to the policy in output rows ({@code +oracle}); null for an ordinary run. */
+    final String label;
     volatile SimulationResult result;
 
     Job(int section, String policy, double scale, Scenario scenario) {
+      this(section, policy, scale, scenario, null);
+    }
+
+    Job(int section, String policy, double scale, Scenario scenario, String label) {
       this.section = section;
       this.policy = policy;
       this.scale = scale;
       this.scenario = scenario;
+      this.label = label;
     }
   }
 }

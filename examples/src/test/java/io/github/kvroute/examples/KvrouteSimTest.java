@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** The command line as a user meets it: outputs, files, and one-line errors with exit code 2. */
@@ -103,6 +104,48 @@ class KvrouteSimTest {
     assertThat(withoutWallClock(run(other).out())).isNotEqualTo(first);
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"vllm", "vllm-kv-events", "sglang", "instrumented"})
+  void theSameSeedGivesTheSameCsvUnderEveryTelemetryProfile(String profile) {
+    String[] args = {"compare", "--scenario", "multi-tenant", "--policies", "hybrid-cost,kv-overlap",
+        "--requests", "300", "--format", "csv", "--no-report", "--load-scales", "none",
+        "--telemetry", profile, "--oracle"};
+
+    Run first = run(args);
+
+    assertThat(first.exit()).as(first.err()).isZero();
+    assertThat(withoutWallClock(run(args).out())).isEqualTo(withoutWallClock(first.out()));
+  }
+
+  @Test
+  void oracleRowsFollowEachPolicyInTableAndCsv() {
+    String[] args = {"compare", "--scenario", "mixed-sizes", "--policies", "round-robin,hybrid-cost",
+        "--requests", "200", "--load-scales", "none", "--no-report", "--oracle", "--format", "csv"};
+
+    List<String> csv = run(args).out().lines().toList();
+    args[args.length - 1] = "table";
+    String table = run(args).out();
+
+    assertThat(csv).hasSize(5);
+    assertThat(csv.subList(1, 5)).extracting(l -> l.substring(0, l.indexOf(',')))
+        .containsExactly("round-robin", "round-robin+oracle", "hybrid-cost", "hybrid-cost+oracle");
+    assertThat(table).contains("hybrid-cost+oracle ").contains("round-robin+oracle ")
+        .contains("hybrid-cost prefill ms/token: true 0.0350, prior ")
+        .contains("hybrid-cost+oracle prefill ms/token: true 0.0350, prior 0.0350");
+  }
+
+  @Test
+  void theOracleAloneKnowsTheEngine_andTelemetryChangesWhatHybridCostSees() {
+    String[] vllm = {"compare", "--scenario", "mixed-sizes", "--policies", "hybrid-cost",
+        "--requests", "300", "--load-scales", "none", "--no-report", "--format", "csv"};
+    String[] instrumented = Arrays.copyOf(vllm, vllm.length + 2);
+    instrumented[vllm.length] = "--telemetry";
+    instrumented[vllm.length + 1] = "instrumented";
+
+    assertThat(withoutWallClock(run(vllm).out()))
+        .isNotEqualTo(withoutWallClock(run(instrumented).out()));
+  }
+
   private static List<String> withoutWallClock(String csv) {
     return csv.lines().map(l -> l.substring(0, l.lastIndexOf(',', l.lastIndexOf(',') - 1))).toList();
   }
@@ -117,6 +160,8 @@ class KvrouteSimTest {
       "compare --replicas 0 --no-report | replicas: 0 (expected:",
       "compare --load-scales 0,x --no-report | --load-scales: 0 (expected:",
       "compare --requests many | Invalid value for option '--requests'",
+      "compare --telemetry prometheus --no-report | --telemetry: prometheus (expected: one of [vllm, vllm-kv-events, sglang, instrumented])",
+      "compare --prior-error 0.5 --no-report | --prior-error: 0.5 (expected: a finite factor >= 1)",
       "compare --policies round-robin --option hybrid-cost.risk_weight=2 | --option: hybrid-cost.risk_weight=2 (expected: a policy among",
       "compare --policies hybrid-cost --option risk_weight | --option: risk_weight (expected: POLICY.KEY=VALUE)",
       "compare --policies hybrid-cost --option hybrid-cost.risk_weight=900 --no-report | risk_weight: 900 (expected: a number in [0, 100])",
