@@ -23,6 +23,19 @@ package io.github.kvroute.core;
  * factor is learnt on the replica the policy chose, so it also absorbs the low bias of choosing the
  * smallest of several noisy estimates.
  *
+ * <p><b>Without queue times.</b> A stock engine's response says nothing of how long the request waited
+ * inside the engine, so {@code ttft - queue} is unknown. An attempt sent when every earlier attempt of
+ * this router on the replica had already streamed its first token found no prefill ahead of it (as far
+ * as this router can know): its TTFT is its own prefill plus a step's fixed costs. Those samples are fit
+ * as {@code ttft = a + b x computedTokens} by exponentially weighted least squares (weight
+ * {@value #FIT_ALPHA}); the slope {@code b} is the rate, the intercept absorbs the prefill overhead
+ * and the decode step together, so a wrong overhead prior does not bias it. The fit is used once
+ * {@value #MIN_FIT_SAMPLES} samples spread over prompt sizes (a standard deviation of at least
+ * {@value #MIN_FIT_SPREAD_TOKENS} computed tokens), clamped like the other samples. Dividing by a
+ * fixed overhead instead overstated the rate several times on cached prompts (a few computed tokens
+ * carry a whole decode step), and vLLM's {@code request_prefill_time_seconds} histogram, scheduled to
+ * first token, counts the batch's other work: 3-20x the true rate on mixed-sizes.
+ *
  * <p>The corrected queue ({@code CandidateView.calibratedQueueMillis}) is for absolute judgements: the
  * deadline admission compares it with the budget. Ranking keeps the uncorrected estimate: scaling every
  * queue by its factor shifted hybrid-cost from cache affinity toward balance and lost goodput on
@@ -43,12 +56,22 @@ final class Calibration {
   static final double QUEUE_ALPHA = 0.05;
   static final double MIN_QUEUE_FACTOR = 0.5;
   static final double MAX_QUEUE_FACTOR = 4;
+  static final double FIT_ALPHA = 0.05;
+  static final int MIN_FIT_SAMPLES = 8;
+  static final double MIN_FIT_SPREAD_TOKENS = 256;
 
   private volatile double msPerToken;
   private volatile int rateSamples;
   private volatile double reliability = 1.0;
   private volatile double queueFactor = 1.0;
   private volatile double queueFactorVariance;
+  // weighted sums of the no-queue fit: weight, x, y, xx, xy (x = computed tokens, y = ttft ms)
+  private double fitW;
+  private double fitX;
+  private double fitY;
+  private double fitXx;
+  private double fitXy;
+  private int fitSamples;
 
   synchronized void recordPrefill(double prefillMillis, double overheadMillis, int computedTokens,
       double defaultMsPerToken) {
@@ -59,6 +82,32 @@ final class Calibration {
     sample = Math.max(defaultMsPerToken / 20, Math.min(defaultMsPerToken * 20, sample));
     msPerToken = rateSamples == 0 ? sample : msPerToken + ALPHA * (sample - msPerToken);
     rateSamples++;
+  }
+
+  /**
+   * An attempt's TTFT with no prefill known to be ahead of it and {@code computedTokens} computed:
+   * one point of the {@code a + b x tokens} fit.
+   */
+  synchronized void recordUnqueuedTtft(double ttftMillis, int computedTokens,
+      double defaultMsPerToken) {
+    if (computedTokens < MIN_TOKENS_FOR_RATE || !(ttftMillis >= 0) || Double.isInfinite(ttftMillis)) {
+      return;
+    }
+    double x = computedTokens;
+    double keep = fitSamples == 0 ? 0 : 1 - FIT_ALPHA;
+    fitW = keep * fitW + 1;
+    fitX = keep * fitX + x;
+    fitY = keep * fitY + ttftMillis;
+    fitXx = keep * fitXx + x * x;
+    fitXy = keep * fitXy + x * ttftMillis;
+    fitSamples++;
+    double varX = fitXx / fitW - (fitX / fitW) * (fitX / fitW);
+    if (fitSamples < MIN_FIT_SAMPLES || varX < MIN_FIT_SPREAD_TOKENS * MIN_FIT_SPREAD_TOKENS) {
+      return;
+    }
+    double slope = (fitXy / fitW - (fitX / fitW) * (fitY / fitW)) / varX;
+    msPerToken = Math.max(defaultMsPerToken / 20, Math.min(defaultMsPerToken * 20, slope));
+    rateSamples = Math.max(rateSamples, MIN_SAMPLES);
   }
 
   synchronized void recordReuse(int predictedTokens, int reusedTokens) {

@@ -25,13 +25,18 @@ package io.github.kvroute.core;
  * <p><b>First tokens.</b> A send whose first token the host has seen ({@link #firstToken}) has been
  * prefilled: it stays in flight (and in the since-report counts, since it still holds KV and a batch
  * slot) but adds no work to the replay, so a streaming host's estimate drains as fast as the replica
- * really answers rather than waiting for the next report.
+ * really answers rather than waiting for the next report. A send made while every earlier one had
+ * its first token ({@link Lease#dispatchedIdle}) found no prefill of this router's ahead of it: its
+ * TTFT is its own prefill plus a decode step, the clean sample the prefill calibration needs when the
+ * engine does not report queue times.
  *
  * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
  * different replicas never contend).
  */
 final class DispatchLedger {
   private int inFlightRequests;
+  /** In-flight sends whose first token the host has not reported yet. */
+  private int prefillsPending;
   private long inFlightTokens;
   private long inFlightPromptTokens;
   private Lease head;
@@ -76,6 +81,8 @@ final class DispatchLedger {
   }
 
   synchronized void dispatch(Lease lease) {
+    lease.dispatchedIdle = prefillsPending == 0;
+    prefillsPending++;
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
@@ -151,6 +158,7 @@ final class DispatchLedger {
       return false;
     }
     lease.firstToken = true;
+    prefillsPending--;
     if (lease.sinceSnapshot) {
       replay();
     }
@@ -163,6 +171,9 @@ final class DispatchLedger {
       return;
     }
     lease.ledger = null;
+    if (!lease.firstToken) {
+      prefillsPending--;
+    }
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;

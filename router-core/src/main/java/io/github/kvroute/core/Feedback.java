@@ -140,6 +140,11 @@ final class Feedback {
         double prefillMillis = outcome.ttft().get().minus(outcome.queueTime().get()).toNanos() / 1e6;
         computed.calibration.recordPrefill(prefillMillis, costModel.prefillOverheadMillis(),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
+      } else if (outcome.ttft().isPresent() && lease.dispatchedIdle) {
+        // a stock engine tells no queue time; an attempt with no prefill of ours ahead of it had none
+        int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
+        computed.calibration.recordUnqueuedTtft(outcome.ttft().get().toNanos() / 1e6,
+            lease.promptTokens - reused, costModel.prefillMillisPerToken());
       }
       if (outcome.ttft().isPresent()) {
         // what the decision predicted besides the queue: its cost without its queue term

@@ -143,7 +143,6 @@ final class Fleet {
       }
       previous = entry.state();
       entry.epoch = s.epoch();
-      learnFromCounters(entry, entry.snapshot, s);
       entry.snapshot = s;
       entry.observedAtNanos = observedAt;
       if (s.state() == ReplicaState.READY) {
@@ -331,32 +330,6 @@ final class Fleet {
       entry.mirroredCapacityBlocks = blocks;
       index.setCapacity(entry.slot, entry.indexGeneration, blocks);
     }
-  }
-
-  /**
-   * A stock engine's counters teach the prefill rate without any per-request timing: between two
-   * reports of one process, the requests that finished spent {@code Δ prefill-time sum} from being
-   * scheduled to their first token, over the prompt tokens computed meanwhile ({@code Δ prompt tokens
-   * - Δ prefix-cache hits}). Same sample as an outcome's {@code ttft - queue}, aggregated; the two
-   * windows differ slightly (tokens count at first token, times at finish), which averages out.
-   */
-  private void learnFromCounters(ReplicaEntry entry, ReplicaSnapshot before, ReplicaSnapshot now) {
-    if (before == null || before.epoch() != now.epoch() || before.prefillTime().isEmpty()
-        || now.prefillTime().isEmpty() || before.promptTokensTotal().isEmpty()
-        || now.promptTokensTotal().isEmpty()) {
-      return;
-    }
-    long finished = now.prefillTime().get().count() - before.prefillTime().get().count();
-    double seconds = now.prefillTime().get().sumSeconds() - before.prefillTime().get().sumSeconds();
-    long computed = now.promptTokensTotal().getAsLong() - before.promptTokensTotal().getAsLong();
-    if (now.prefixCacheHitsTotal().isPresent() && before.prefixCacheHitsTotal().isPresent()) {
-      computed -= now.prefixCacheHitsTotal().getAsLong() - before.prefixCacheHitsTotal().getAsLong();
-    }
-    if (finished <= 0 || seconds < 0 || computed <= 0) {
-      return;
-    }
-    entry.calibration.recordPrefill(seconds * 1000, costModel.prefillOverheadMillis() * finished,
-        (int) Math.min(Integer.MAX_VALUE, computed), costModel.prefillMillisPerToken());
   }
 
   private void updateUnseenRate(ReplicaEntry entry, ReplicaSnapshot s, long observedAt) {

@@ -33,6 +33,8 @@ final class Lease {
   DispatchLedger ledger;
   /** The host saw its first token: its prefill work has left the queue. */
   boolean firstToken;
+  /** Every earlier send of this router to the replica had its first token when this one left. */
+  boolean dispatchedIdle;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,

@@ -7,18 +7,17 @@ import static io.github.kvroute.core.TestData.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.github.kvroute.api.LatencyTotals;
 import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.OutcomeStatus;
-import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.UpdateResult;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a gateway learns without an engine patch: the first streamed token of each response, and a
- * stock engine's counters.
+ * What a gateway learns without an engine patch: the first streamed token of each response, and the
+ * prefill rate from its own TTFT measurements.
  */
 class GatewaySignalsTest {
   private final ManualTicker ticker = new ManualTicker();
@@ -63,38 +62,38 @@ class GatewaySignalsTest {
     assertThat(queueOf("r0")).isEqualTo(before);
   }
 
-  private static ReplicaSnapshot counters(long at, long prompt, long hits, double prefillSeconds,
-      long finished) {
-    return ready("r0").observedAtNanos(at).waitingRequests(0).promptTokensTotal(prompt)
-        .prefixCache(prompt, hits).prefillTime(new LatencyTotals(prefillSeconds, finished)).build();
+  /** Routes one attempt of {@code tokens} fresh tokens; its TTFT is {@code 28 + 0.1 x tokens} ms. */
+  private void unqueued(String id, int tokens, boolean streamFirstToken) {
+    Request r = request(id, prompt(tokens, id.hashCode())).build();
+    RoutingDecision d = router.route(r);
+    if (streamFirstToken) {
+      router.onFirstToken(id, 1, d.replicaId(), d.epoch());
+    }
+    router.onOutcome(outcome(r, d, OutcomeStatus.SUCCESS).cachedTokens(0)
+        .ttft(Duration.ofNanos(Math.round((28 + 0.1 * tokens) * 1e6))).build());
   }
 
   @Test
-  void stockCountersTeachThePrefillRate() {
-    CostModel prior = router.costModel();
-    double overhead = prior.prefillOverheadMillis();
-    router.onSnapshot(counters(0, 0, 0, 0, 0));
-    double truth = prior.prefillMillisPerToken() * 3;
-    long prompt = 0;
-    long hits = 0;
-    double seconds = 0;
-    long finished = 0;
-    for (int i = 1; i <= Calibration.MIN_SAMPLES; i++) {
-      // 4 requests of 1,000 prompt tokens each, 200 of them cached
-      prompt += 4_000;
-      hits += 800;
-      finished += 4;
-      seconds += (4 * overhead + 3_200 * truth) / 1000;
-      router.onSnapshot(counters(i * 250_000_000L, prompt, hits, seconds, finished));
+  void withoutQueueTimesTheRateIsFitFromAttemptsWithNoPrefillAhead() {
+    router.onSnapshot(ready("r0").waitingRequests(0).build());
+    for (int i = 0; i < Calibration.MIN_FIT_SAMPLES; i++) {
+      unqueued("q-" + i, 500 + 250 * i, true);
     }
 
-    assertThat(router.replicas().get(0).prefillMillisPerToken()).isCloseTo(truth, within(1e-9));
+    assertThat(router.replicas().get(0).prefillMillisPerToken())
+        .as("the slope, whatever the fixed costs").isCloseTo(0.1, within(1e-9));
   }
 
   @Test
-  void withoutCountersThePriorStays() {
-    for (int i = 0; i <= Calibration.MIN_SAMPLES; i++) {
-      router.onSnapshot(ready("r0").observedAtNanos(i).waitingRequests(0).build());
+  void sameSizedPromptsOrAttemptsBehindAPrefillTeachNothing() {
+    router.onSnapshot(ready("r0").waitingRequests(0).build());
+    for (int i = 0; i < 2 * Calibration.MIN_FIT_SAMPLES; i++) {
+      unqueued("same-" + i, 1_000, true);
+    }
+    // a prefill in flight without its first token: later attempts may have queued behind it
+    router.route(request("blocker", prompt(4_000, 99)).build());
+    for (int i = 0; i < 2 * Calibration.MIN_FIT_SAMPLES; i++) {
+      unqueued("behind-" + i, 500 + 250 * i, false);
     }
 
     assertThat(router.replicas().get(0).prefillMillisPerToken())

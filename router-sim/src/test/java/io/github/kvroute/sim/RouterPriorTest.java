@@ -60,7 +60,7 @@ class RouterPriorTest {
       assertThat(c.priorMillisPerToken() / c.trueMillisPerToken())
           .satisfiesAnyOf(x -> assertThat(x).isCloseTo(1.5, within(1e-9)),
               x -> assertThat(x).isCloseTo(1 / 1.5, within(1e-9)));
-      assertThat(c.learntMillisPerToken()).as("learnt from vLLM's counters, not the prior")
+      assertThat(c.learntMillisPerToken()).as("learnt from the gateway's own TTFTs, not the prior")
           .isNotEqualTo(c.priorMillisPerToken());
     }
     assertThat(r.checks()).anyMatch(l -> l.startsWith("note: prefill ms/token (router 0)"));
