@@ -23,7 +23,7 @@ import java.util.Optional;
  * @param queueFactor how much longer than estimated its queues have taken to drain, learnt from
  *     outcomes (1 until they say otherwise); admission judges deadlines by the estimate times this
  * @param prefillMillisPerToken the prefill cost per computed token the router uses for it now: the
- *     reported throughput, else learnt from outcomes and counters once enough samples agree, else the
+ *     reported throughput, else learnt from outcomes (TTFTs) once enough samples agree, else the
  *     cost model's configured prior
  *
  * <p>Immutable and thread-safe.

@@ -14,7 +14,7 @@ import java.util.SplittableRandom;
  * {@linkplain Scenario#priorErrorFactor() prior error factor} (default 1.5), which way drawn from the
  * seed, independently per constant: a router may believe prefill is 1.5x slower and its overhead 1.5x
  * smaller. KV bytes per token is the model's arithmetic, known exactly. The router then learns what it
- * can from counters and outcomes (see the run's calibration note).
+ * can from what the gateway sees: TTFTs, usage, outcomes (see the run's calibration note).
  *
  * <p>This is the one place the simulator turns engine constants into router configuration: when the
  * engine model changes, only {@link #truth(ReplicaModel)} follows it.

@@ -41,7 +41,7 @@ public final class SimulationResult {
   /**
    * What one router believed about one replica's prefill cost per computed token at the end of the
    * run, beside the simulated engine's true constant: its configured prior (off by the scenario's prior
-   * error factor) and what it had learnt from counters and outcomes (the prior until enough samples).
+   * error factor) and what it had learnt from outcomes (the prior until enough samples).
    */
   public record Calibration(String replicaId, double trueMillisPerToken, double priorMillisPerToken,
       double learntMillisPerToken) {
