@@ -49,6 +49,7 @@ import java.util.Set;
  * RoutingDecision d = router.route(request); // request threads
  * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
  *
+ * router.onFirstToken(id, attempt, d.replicaId(), d.epoch()); // streaming: first token arrived
  * router.onOutcome(outcome);                 // when the response ends or fails
  * }</pre>
  *
