@@ -227,7 +227,10 @@ public final class ReplicaSnapshot {
     return promptTokensTotal;
   }
 
-  /** Cumulative generated tokens ({@code vllm:generation_tokens_total}, {@code sglang:generation_tokens_total}). */
+  /**
+   * Cumulative generated tokens ({@code vllm:generation_tokens_total},
+   * {@code sglang:generation_tokens_total}; SGLang counts a request when it finishes).
+   */
   public OptionalLong generationTokensTotal() {
     return generationTokensTotal;
   }

@@ -12,9 +12,9 @@ import java.util.Set;
 /**
  * Everything one simulated run needs except the policy: the fleet (replicas and their
  * {@link ReplicaModel}), the traffic ({@link Workload}, request count, rate scale, seed), how the
- * routers learn about the fleet (telemetry every {@code P} ms arriving {@code D} ms late, optionally KV
- * events), how many independent routers split the traffic, and the TTFT objective goodput is measured
- * against.
+ * routers learn about the fleet (a {@link TelemetryProfile}'s reports every {@code P} ms arriving
+ * {@code D} ms late, KV events when the profile has them, a prior off by a factor), how many
+ * independent routers split the traffic, and the TTFT objective goodput is measured against.
  *
  * <pre>{@code
  * Scenario s = Scenarios.named("multi-tenant").orElseThrow().toBuilder()
@@ -238,7 +238,8 @@ public final class Scenario {
     return "Scenario{" + name + ", replicas=" + replicas + ", routers=" + routers + ", requests="
         + requests + ", P=" + telemetryIntervalMillis + "ms, D=" + telemetryDelayMillis + "ms"
         + ", telemetry=" + telemetry + (kvEvents() ? ", kv-events" : "")
-        + (priorErrorFactor != 1 ? ", prior x" + priorErrorFactor : "") + ", seed=" + seed + ", rateScale=" + rateScale + "}";
+        + (priorErrorFactor != 1 ? ", prior x" + priorErrorFactor : "") + ", seed=" + seed
+        + ", rateScale=" + rateScale + "}";
   }
 
   /** Builds a {@link Scenario}. Not thread-safe; each option may be set once. */

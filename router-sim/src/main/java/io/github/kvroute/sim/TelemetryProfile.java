@@ -30,7 +30,10 @@ public enum TelemetryProfile {
     }
   },
 
-  /** {@link #VLLM} plus the KV-event stream ({@code BlockStored}, {@code BlockRemoved}, {@code AllBlocksCleared}). */
+  /**
+   * {@link #VLLM} plus vLLM's KV-event stream ({@code BlockStored}, {@code BlockRemoved},
+   * {@code AllBlocksCleared}).
+   */
   VLLM_KV_EVENTS("vllm-kv-events", true) {
     @Override
     void report(ReplicaEngine r, ReplicaSnapshot.Builder b, double generationTokensPerSecond) {
