@@ -4,8 +4,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 import io.github.kvroute.api.AdmissionController;
-import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.ReplicaRole;
@@ -15,9 +13,7 @@ import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
-import io.github.kvroute.api.Scorer;
 import io.github.kvroute.api.Ticker;
-import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -38,48 +34,42 @@ import java.util.OptionalLong;
  */
 final class DecisionPipeline {
   private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
-  private static final double MEAN_WORK_ALPHA = 0.05;
 
   private final Fleet fleet;
   private final PrefixIndex index;
   private final LeaseTable leases;
+  private final MeanWork meanWork;
+  private final RouterCounters counters;
   private final RoutingPolicy policy;
   private final AdmissionController admission;
-  private final List<Scorer> terms;
+  private final StandardEstimate estimate;
+  private final PluginGuard guard;
   private final CostModel costModel;
   private final Ticker ticker;
   private final RandomSource random;
-  private final PluginGuard guard;
-  private final RouterCounters counters;
   private final int blockSizeTokens;
   private final long defaultCapacityBlocks;
-  private volatile double meanWorkMillis = Double.NaN;
 
-  DecisionPipeline(Fleet fleet, PrefixIndex index, LeaseTable leases, RoutingPolicy policy,
-      AdmissionController admission, List<Scorer> terms, CostModel costModel, Ticker ticker,
-      RandomSource random, PluginGuard guard, RouterCounters counters, int blockSizeTokens,
-      long defaultCapacityBlocks) {
-    this.defaultCapacityBlocks = defaultCapacityBlocks;
+  /**
+   * @param leases where routed attempts are recorded until their outcome
+   * @param meanWork updated with every routed request's predicted prefill work
+   */
+  DecisionPipeline(RouterSettings settings, HostPlugins plugins, Fleet fleet, PrefixIndex index,
+      LeaseTable leases, MeanWork meanWork, RouterCounters counters) {
     this.fleet = fleet;
     this.index = index;
     this.leases = leases;
-    this.policy = policy;
-    this.admission = admission;
-    this.terms = terms;
-    this.costModel = costModel;
-    this.ticker = ticker;
-    this.random = random;
-    this.guard = guard;
+    this.meanWork = meanWork;
     this.counters = counters;
-    this.blockSizeTokens = blockSizeTokens;
-  }
-
-  /** Mean predicted prefill work of routed requests: the unit of queue-from-count and of risk. */
-  double meanWorkMillis() {
-    double m = meanWorkMillis;
-    return Double.isNaN(m)
-        ? costModel.prefillOverheadMillis() + 512 * costModel.prefillMillisPerToken()
-        : m;
+    this.policy = plugins.policy();
+    this.admission = plugins.admission();
+    this.estimate = plugins.estimate();
+    this.guard = plugins.guard();
+    this.costModel = settings.costModel();
+    this.ticker = settings.ticker();
+    this.random = settings.random();
+    this.blockSizeTokens = settings.blockSizeTokens();
+    this.defaultCapacityBlocks = settings.defaultCapacityBlocks();
   }
 
   RoutingDecision route(Request request) {
@@ -96,7 +86,7 @@ final class DecisionPipeline {
     int maskWords = index.words();
     ReplicaEntry[] members = fleet.members();
     Scratch s = SCRATCH.get();
-    s.begin(request, now, random, this, members.length, maskWords, maskWords << 6);
+    s.begin(request, now, random, estimate, members.length, maskWords, maskWords << 6);
     try {
       boolean anyMatchable = collect(s, members, request, now, maskWords);
       if (anyMatchable && prompt.blockCount() > 0) {
@@ -117,36 +107,6 @@ final class DecisionPipeline {
     } finally {
       s.end();
     }
-  }
-
-  /** The router's standard estimate for {@code request} on {@code candidate}. */
-  CostBreakdown estimate(Request request, CandidateView candidate) {
-    CostBreakdown.Builder b = CostBreakdown.newBuilder();
-    for (Scorer term : terms) {
-      b.add(term.name(), termMillis(term, request, candidate));
-    }
-    return b.build();
-  }
-
-  /** The total of {@link #estimate}, without allocating. */
-  double estimateMillis(Request request, CandidateView candidate) {
-    double total = 0;
-    for (int i = 0, n = terms.size(); i < n; i++) {
-      total += termMillis(terms.get(i), request, candidate);
-    }
-    return total;
-  }
-
-  /** A term's value, contained: a throwing or non-finite scorer counts 0. */
-  private double termMillis(Scorer term, Request request, CandidateView candidate) {
-    double ms;
-    try {
-      ms = term.costMillis(request, candidate);
-    } catch (RuntimeException e) {
-      guard.failed("scorer " + term.name(), e);
-      return 0;
-    }
-    return Double.isFinite(ms) ? Math.max(0, ms) : 0;
   }
 
   private boolean collect(Scratch s, ReplicaEntry[] members, Request request, long now, int words) {
@@ -238,7 +198,7 @@ final class DecisionPipeline {
         Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond) + r.ownRatePerSecond
             - withPeers);
     v.arrivalsPerSecond = withPeers + v.unseenArrivalsPerSecond;
-    v.meanRequestCostMillis = meanWorkMillis();
+    v.meanRequestCostMillis = meanWork.millis();
     v.cacheHitReliability = entry.calibration.reliability();
   }
 
@@ -279,7 +239,7 @@ final class DecisionPipeline {
     if (chosen == null) {
       chosen = find(s.decode, d.replicaId(), d.epoch());
     }
-    return d.withCost(estimate(s.request, chosen));
+    return d.withCost(estimate.breakdown(s.request, chosen));
   }
 
   /** A decision must name eligible candidates in their current epochs. */
@@ -322,13 +282,13 @@ final class DecisionPipeline {
     double bestMillis = Double.POSITIVE_INFINITY;
     for (int i = 0; i < s.mixed.size; i++) {
       MutableView v = s.mixed.items[i];
-      double c = estimateMillis(s.request, v);
+      double c = estimate.totalMillis(s.request, v);
       if (best == null || c < bestMillis) {
         best = v;
         bestMillis = c;
       }
     }
-    return RoutingDecision.routed(best, estimate(s.request, best));
+    return RoutingDecision.routed(best, estimate.breakdown(s.request, best));
   }
 
   private void record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
@@ -363,7 +323,6 @@ final class DecisionPipeline {
       lease.insert = index.insertRouted(computeEntry.slot, gen, request.prompt(),
           computeView.matchedBlocks);
     }
-    double m = meanWorkMillis;
-    meanWorkMillis = Double.isNaN(m) ? work : m + MEAN_WORK_ALPHA * (work - m);
+    meanWork.record(work);
   }
 }

@@ -16,13 +16,14 @@ import java.util.List;
  * expiry and orphaning close leases whose outcome will never come.
  *
  * <p>Every path takes the lease off the books exactly once: {@link LeaseTable#close} is the gate.
+ * Feedback owns the lease table, so the table's expiry comes straight back here.
  *
  * <p>Thread-safety: thread-safe.
  */
 final class Feedback {
   private final LeaseTable leases;
   private final PrefixIndex index;
-  private final Fleet fleet;
+  private final CapacityMirror mirror;
   private final RoutingPolicy policy;
   private final CostModel costModel;
   private final Ticker ticker;
@@ -30,18 +31,23 @@ final class Feedback {
   private final RouterCounters counters;
   private final int blockSizeTokens;
 
-  Feedback(LeaseTable leases, PrefixIndex index, Fleet fleet, RoutingPolicy policy,
-      CostModel costModel, Ticker ticker, PluginGuard guard, RouterCounters counters,
-      int blockSizeTokens) {
-    this.blockSizeTokens = blockSizeTokens;
-    this.leases = leases;
+  Feedback(RouterSettings settings, HostPlugins plugins, PrefixIndex index, CapacityMirror mirror,
+      RouterCounters counters) {
     this.index = index;
-    this.fleet = fleet;
-    this.policy = policy;
-    this.costModel = costModel;
-    this.ticker = ticker;
-    this.guard = guard;
+    this.mirror = mirror;
+    this.policy = plugins.policy();
+    this.guard = plugins.guard();
+    this.costModel = settings.costModel();
+    this.ticker = settings.ticker();
+    this.blockSizeTokens = settings.blockSizeTokens();
     this.counters = counters;
+    // expiry fires from the table's clean-up, never before this constructor has returned
+    this.leases = new LeaseTable(ticker, settings.leaseTimeout(), this::onExpired);
+  }
+
+  /** The open attempts, for the pipeline to add to and the router to count. */
+  LeaseTable leases() {
+    return leases;
   }
 
   UpdateResult onOutcome(Outcome outcome) {
@@ -131,7 +137,7 @@ final class Feedback {
         if (lease.predictedMatchedTokens > 0) {
           // a shortfall of a whole block or more means the mirror believed in evicted blocks (less
           // can be the engine recomputing the last token, or counting in its own block size)
-          fleet.correctMirror(computed,
+          mirror.correct(computed,
               lease.predictedMatchedTokens - reused >= blockSizeTokens);
         }
       }

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.DoubleSupplier;
 
 /**
  * Membership and telemetry: which replicas exist, in which epoch, with which latest report.
@@ -32,11 +31,6 @@ import java.util.function.DoubleSupplier;
  * <p>Thread-safety: thread-safe.
  */
 final class Fleet {
-  /** What the fleet tells the router when a process's attempts can no longer complete. */
-  interface LostAttempts {
-    void lost(ReplicaEntry entry, long epoch);
-  }
-
   static final double PEER_NOISE_FLOOR = 0.2;
 
   private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
@@ -44,29 +38,30 @@ final class Fleet {
   private volatile ReplicaEntry[] members = new ReplicaEntry[0];
 
   private final PrefixIndex index;
+  private final CapacityMirror mirror;
+  private final MeanWork meanWork;
+  private final Feedback feedback;
+  private final RouterListener listener;
   private final CostModel costModel;
-  private final int blockSizeTokens;
   private final int peerRouters;
   private final Ticker ticker;
-  private final RouterListener listener;
   private final BreakerConfig breakerConfig;
-  private final LostAttempts lostAttempts;
-  private final DoubleSupplier meanWorkMillis;
-  private final long defaultCapacityBlocks;
 
-  Fleet(PrefixIndex index, CostModel costModel, int blockSizeTokens, int peerRouters, Ticker ticker,
-      RouterListener listener, BreakerConfig breakerConfig, LostAttempts lostAttempts,
-      DoubleSupplier meanWorkMillis, long defaultCapacityBlocks) {
+  /**
+   * @param meanWork the unit of a queue reported only as a waiting count
+   * @param feedback told when a process's attempts can no longer complete
+   */
+  Fleet(RouterSettings settings, PrefixIndex index, CapacityMirror mirror, MeanWork meanWork,
+      Feedback feedback, RouterListener listener) {
     this.index = index;
-    this.defaultCapacityBlocks = defaultCapacityBlocks;
-    this.costModel = costModel;
-    this.blockSizeTokens = blockSizeTokens;
-    this.peerRouters = peerRouters;
-    this.ticker = ticker;
+    this.mirror = mirror;
+    this.meanWork = meanWork;
+    this.feedback = feedback;
     this.listener = listener;
-    this.breakerConfig = breakerConfig;
-    this.lostAttempts = lostAttempts;
-    this.meanWorkMillis = meanWorkMillis;
+    this.costModel = settings.costModel();
+    this.peerRouters = settings.peerRouters();
+    this.ticker = settings.ticker();
+    this.breakerConfig = settings.breakerConfig();
     this.removedEpochs = Caffeine.newBuilder().ticker(ticker::read).executor(Runnable::run)
         .expireAfterWrite(Duration.ofHours(6)).maximumSize(100_000).build();
   }
@@ -153,7 +148,7 @@ final class Fleet {
       }
       updateUnseenRate(entry, s, observedAt);
       entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s), peers(observedAt));
-      updateCapacity(entry, s);
+      mirror.onReport(entry, s);
       if (s.state() == ReplicaState.STOPPED && previous != ReplicaState.STOPPED) {
         index.reset(entry.slot);
         entry.indexGeneration = -1;
@@ -163,7 +158,7 @@ final class Fleet {
     if (previous != s.state()) {
       listener.onReplicaStateChanged(s.replicaId(), s.epoch(), previous, s.state());
       if (s.state() == ReplicaState.STOPPED) {
-        lostAttempts.lost(entry, s.epoch());
+        feedback.onLost(entry, s.epoch());
       }
     }
     return UpdateResult.APPLIED;
@@ -225,7 +220,7 @@ final class Fleet {
       members = Arrays.stream(members).filter(m -> m != entry).toArray(ReplicaEntry[]::new);
     }
     index.release(entry.slot);
-    lostAttempts.lost(entry, epoch);
+    feedback.onLost(entry, epoch);
     listener.onReplicaStateChanged(replicaId, epoch, previous, ReplicaState.STOPPED);
     return true;
   }
@@ -245,7 +240,7 @@ final class Fleet {
           + s.queuedPrefillTokens().getAsLong() * msPerToken(entry, s);
     }
     if (s.waitingRequests().isPresent()) {
-      return waiting * meanWorkMillis.getAsDouble();
+      return waiting * meanWork.millis();
     }
     return Double.NaN;
   }
@@ -291,45 +286,8 @@ final class Fleet {
     entry.ledger.reset();
     entry.calibration.onRestart();
     entry.breaker.reset();
-    lostAttempts.lost(entry, oldEpoch);
+    feedback.onLost(entry, oldEpoch);
     listener.onReplicaRestarted(entry.id, oldEpoch, newEpoch);
-  }
-
-  private void updateCapacity(ReplicaEntry entry, ReplicaSnapshot s) {
-    if (s.kvCapacityTokens().isPresent()) {
-      entry.capacityBlocks = Math.max(1, s.kvCapacityTokens().getAsLong() / blockSizeTokens);
-    }
-    mirrorCapacity(entry);
-  }
-
-  /**
-   * Outcome feedback on the approximate mirror: {@code overestimated} when the engine reused fewer
-   * tokens than the index promised. Each overestimate shrinks the mirrored capacity by 10% (down to a
-   * tenth of the reported one), each confirmation grows it back by 1%; the index then evicts its least
-   * recent entries down to the new capacity.
-   */
-  void correctMirror(ReplicaEntry entry, boolean overestimated) {
-    synchronized (entry) {
-      if (entry.exact || entry.removed) {
-        return;
-      }
-      double scale = entry.capacityScale;
-      entry.capacityScale = overestimated ? Math.max(0.1, scale * 0.9) : Math.min(1.0, scale * 1.01);
-      mirrorCapacity(entry);
-    }
-  }
-
-  /** Called under the entry's monitor. */
-  private void mirrorCapacity(ReplicaEntry entry) {
-    if (entry.indexGeneration < 0) {
-      return;
-    }
-    long reported = entry.capacityBlocks > 0 ? entry.capacityBlocks : defaultCapacityBlocks;
-    long blocks = Math.max(1, (long) (reported * entry.capacityScale));
-    if (blocks != entry.mirroredCapacityBlocks) {
-      entry.mirroredCapacityBlocks = blocks;
-      index.setCapacity(entry.slot, entry.indexGeneration, blocks);
-    }
   }
 
   private void updateUnseenRate(ReplicaEntry entry, ReplicaSnapshot s, long observedAt) {

@@ -79,22 +79,26 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private final Ticker ticker;
 
   private Router(Builder b, RoutingPolicy policy) {
+    long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
+    RouterSettings settings = new RouterSettings(b.costModel, b.blockSizeTokens, capacityBlocks,
+        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.ticker, b.random);
     this.policyName = policy.name();
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
     this.ticker = b.ticker;
     this.guard = new PluginGuard(b.listener);
-    long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
-    this.index = new PrefixIndex(b.indexBudgetBytes, capacityBlocks, b.indexWriteBufferLimit);
-    this.leases = new LeaseTable(b.ticker, b.leaseTimeout, this::leaseExpired);
-    this.fleet = new Fleet(index, b.costModel, b.blockSizeTokens, b.peerRouters, b.ticker,
-        guard.listener(), b.breakerConfig, this::attemptsLost, this::meanWorkMillis, capacityBlocks);
-    this.feedback =
-        new Feedback(leases, index, fleet, policy, b.costModel, b.ticker, guard, counters,
-            b.blockSizeTokens);
     List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
-    this.pipeline = new DecisionPipeline(fleet, index, leases, policy, b.admission, terms,
-        b.costModel, b.ticker, b.random, guard, counters, b.blockSizeTokens, capacityBlocks);
+    HostPlugins plugins =
+        new HostPlugins(policy, b.admission, new StandardEstimate(terms, guard::failed), guard);
+    // data flows one way: outcomes (feedback) and reports (fleet) update what decisions read
+    this.index = new PrefixIndex(b.indexBudgetBytes, capacityBlocks, b.indexWriteBufferLimit);
+    CapacityMirror mirror = new CapacityMirror(index, settings);
+    MeanWork meanWork = new MeanWork(b.costModel);
+    this.feedback = new Feedback(settings, plugins, index, mirror, counters);
+    this.leases = feedback.leases();
+    this.fleet = new Fleet(settings, index, mirror, meanWork, feedback, guard.listener());
+    this.pipeline =
+        new DecisionPipeline(settings, plugins, fleet, index, leases, meanWork, counters);
   }
 
   public static Builder newBuilder() {
@@ -246,18 +250,6 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
   Fleet fleet() {
     return fleet;
-  }
-
-  private void leaseExpired(Lease lease) {
-    feedback.onExpired(lease);
-  }
-
-  private void attemptsLost(ReplicaEntry entry, long epoch) {
-    feedback.onLost(entry, epoch);
-  }
-
-  private double meanWorkMillis() {
-    return pipeline.meanWorkMillis();
   }
 
   private void subscribe(List<TelemetrySource> sources) {

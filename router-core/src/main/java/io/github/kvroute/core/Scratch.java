@@ -30,14 +30,14 @@ final class Scratch implements RoutingContext {
   Request request;
   long nowNanos;
   RandomSource random;
-  DecisionPipeline pipeline;
+  StandardEstimate estimate;
 
-  void begin(Request request, long nowNanos, RandomSource random, DecisionPipeline pipeline,
+  void begin(Request request, long nowNanos, RandomSource random, StandardEstimate estimate,
       int members, int maskWords, int slots) {
     this.request = request;
     this.nowNanos = nowNanos;
     this.random = random;
-    this.pipeline = pipeline;
+    this.estimate = estimate;
     if (views.length < members) {
       int old = views.length;
       views = Arrays.copyOf(views, Math.max(members, old * 2));
@@ -108,12 +108,12 @@ final class Scratch implements RoutingContext {
 
   @Override
   public CostBreakdown estimate(CandidateView candidate) {
-    return pipeline.estimate(request, candidate);
+    return estimate.breakdown(request, candidate);
   }
 
   @Override
   public double estimateMillis(CandidateView candidate) {
-    return pipeline.estimateMillis(request, candidate);
+    return estimate.totalMillis(request, candidate);
   }
 
   /** A read-only list over pooled views. */

@@ -1,0 +1,17 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.RandomSource;
+import io.github.kvroute.api.Ticker;
+import java.time.Duration;
+
+/**
+ * What the builder fixed for the router's life: the cost model, the index geometry, the peers, the
+ * breaker and lease timeout, and the injected time and randomness.
+ *
+ * @param defaultCapacityBlocks the cache size, in index blocks, assumed for a replica that does not
+ *     report its KV capacity
+ * @param peerRouters other routers sending to the same fleet, or -1 to measure them
+ */
+record RouterSettings(CostModel costModel, int blockSizeTokens, long defaultCapacityBlocks,
+    int peerRouters, BreakerConfig breakerConfig, Duration leaseTimeout, Ticker ticker,
+    RandomSource random) {}
