@@ -164,8 +164,8 @@ public interface CandidateView {
     int matchedTokens;
     long cachedBlocks;
     long cacheCapacityBlocks = Long.MAX_VALUE;
-    double prefillMillisPerToken = 0.035;
-    double prefillOverheadMillis = 20;
+    double prefillMillisPerToken = DefaultPrefillCost.MILLIS_PER_TOKEN;
+    double prefillOverheadMillis = DefaultPrefillCost.OVERHEAD_MILLIS;
     double adapterLoadMillis;
     double kvTransferMillis;
     OptionalDouble kvUtilization = OptionalDouble.empty();
@@ -263,6 +263,7 @@ public interface CandidateView {
       return this;
     }
 
+    /** The prefill cost here; default {@link DefaultPrefillCost}'s, the router's own default. */
     public Builder prefill(double overheadMillis, double millisPerToken) {
       prefillOverheadMillis = Checks.nonNegativeFinite(overheadMillis, "prefillOverheadMillis");
       prefillMillisPerToken = Checks.nonNegativeFinite(millisPerToken, "prefillMillisPerToken");

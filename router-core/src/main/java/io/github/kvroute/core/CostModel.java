@@ -3,11 +3,14 @@ package io.github.kvroute.core;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
+import io.github.kvroute.api.DefaultPrefillCost;
+
 /**
  * The constants of the cost model, each replaced by measurement where the router has it (a replica's
  * reported prefill throughput, then outcome calibration).
  *
- * <p>Defaults come from the source chapters: prefill overhead 20 ms and 0.035 ms per token (seed 000's
+ * <p>Defaults come from the source chapters: prefill overhead 20 ms and 0.035 ms per token
+ * ({@link DefaultPrefillCost}, shared with views built without a router; seed 000's
  * round-robin example: {@code 20 + 0.035 x 1,000 = 55 ms}); adapter load 800 ms (seed 000); 320 KiB of
  * KV per token and a 6,000-token KV move in about 95 ms (seed 000, chapter 15), which sets the default
  * transfer bandwidth.
@@ -106,8 +109,8 @@ public final class CostModel {
 
   /** Builds a {@link CostModel}. Not thread-safe; each option may be set once. */
   public static final class Builder {
-    private double prefillOverheadMillis = 20;
-    private double prefillMillisPerToken = 0.035;
+    private double prefillOverheadMillis = DefaultPrefillCost.OVERHEAD_MILLIS;
+    private double prefillMillisPerToken = DefaultPrefillCost.MILLIS_PER_TOKEN;
     private double adapterLoadMillis = 800;
     private long kvBytesPerToken = 320L * 1024;
     // seed 000: 6,000 tokens x 320 KiB moved in ~95 ms

@@ -1,7 +1,6 @@
 package io.github.kvroute.core;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
@@ -12,12 +11,12 @@ import java.util.RandomAccess;
 
 /**
  * One thread's reusable decision state: the views, the three role lists, the candidate bit mask and
- * the per-slot match lengths. Doubles as the {@link RoutingContext} handed to the policy, so a decision
- * allocates no per-candidate objects.
+ * the per-slot match lengths. Doubles as the {@link RoutingContext} handed to the policy (its estimate
+ * and the rest from {@link StandardContext}), so a decision allocates no per-candidate objects.
  *
  * <p>Not thread-safe: one per thread ({@link ThreadLocal}); valid during one decision.
  */
-final class Scratch implements RoutingContext {
+final class Scratch extends StandardContext {
   MutableView[] views = new MutableView[0];
   int viewCount;
   final ViewList mixed = new ViewList();
@@ -26,11 +25,6 @@ final class Scratch implements RoutingContext {
   long[] mask = new long[1];
   long[] alive = new long[1];
   int[] matchedBySlot = new int[64];
-
-  Request request;
-  long nowNanos;
-  RandomSource random;
-  StandardEstimate estimate;
 
   void begin(Request request, long nowNanos, RandomSource random, StandardEstimate estimate,
       int members, int maskWords, int slots) {
@@ -77,11 +71,6 @@ final class Scratch implements RoutingContext {
   }
 
   @Override
-  public Request request() {
-    return request;
-  }
-
-  @Override
   public List<CandidateView> candidates() {
     return mixed;
   }
@@ -96,25 +85,9 @@ final class Scratch implements RoutingContext {
     return decode;
   }
 
-  @Override
-  public RandomSource random() {
-    return random;
-  }
 
-  @Override
-  public long nowNanos() {
-    return nowNanos;
-  }
 
-  @Override
-  public CostBreakdown estimate(CandidateView candidate) {
-    return estimate.breakdown(request, candidate);
-  }
 
-  @Override
-  public double estimateMillis(CandidateView candidate) {
-    return estimate.totalMillis(request, candidate);
-  }
 
   /** A read-only list over pooled views. */
   static final class ViewList extends AbstractList<CandidateView> implements RandomAccess {

@@ -10,6 +10,7 @@ import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.core.Router;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,15 +22,15 @@ class AdapterAffinityPolicyTest {
 
   @Test
   void narrowsToResidentReplicasWhenAnyHoldTheAdapter() {
-    Request r = TestContext.request(64, 1).toBuilder().adapter("sql").build();
+    Request r = TestRequests.request(64, 1).toBuilder().adapter("sql").build();
     List<CandidateView> c = List.of(view("a", 0, Set.of()), view("b", 5, Set.of("sql")),
         view("c", 9, Set.of("sql", "chat")), view("d", 1, Set.of("chat")));
-    assertThat(POLICY.route(TestContext.of(r, c, 1)).replicaId()).isEqualTo("b");
+    assertThat(POLICY.route(FixedRoutingContext.of(r, c, 1)).replicaId()).isEqualTo("b");
     // nobody holds it: every candidate would load it, the delegate sees them all
     Request other = r.toBuilder().adapter("rare").build();
-    assertThat(POLICY.route(TestContext.of(other, c, 1)).replicaId()).isEqualTo("a");
+    assertThat(POLICY.route(FixedRoutingContext.of(other, c, 1)).replicaId()).isEqualTo("a");
     // no adapter: unchanged
-    assertThat(POLICY.route(TestContext.of(TestContext.request(64, 1), c, 1)).replicaId())
+    assertThat(POLICY.route(FixedRoutingContext.of(TestRequests.request(64, 1), c, 1)).replicaId())
         .isEqualTo("a");
     assertThat(AdapterAffinityPolicy.resident(c, "rare")).isSameAs(c);
     assertThat(AdapterAffinityPolicy.resident(c, "sql")).extracting(CandidateView::replicaId)
@@ -47,7 +48,7 @@ class AdapterAffinityPolicyTest {
       router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("warm").model(model)
           .queuedPrefillTokens(5_000).residentAdapters(Set.of("sql")).build());
       Request r = Request.newBuilder().id("q").model(model).adapter("sql")
-          .prompt(PromptKey.ofTokens(TestContext.tokens(64, 2), CacheNamespace.of(model, null, "sql")))
+          .prompt(PromptKey.ofTokens(TestRequests.tokens(64, 2), CacheNamespace.of(model, null, "sql")))
           .build();
       RoutingDecision d = router.route(r);
       assertThat(d.replicaId()).isEqualTo("warm");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** SGLang/SMG cache_aware with the CLI defaults 0.3 / 64 / 1.5. */
 class CacheAwarePolicyTest {
   private static final RoutingPolicy POLICY = Policies.create("cache-aware");
-  private static final Request REQUEST = TestContext.request(1_000, 5);
+  private static final Request REQUEST = TestRequests.request(1_000, 5);
 
   /** Imbalanced iff (max - min > 64) AND (max > 1.5 x min): each threshold below, at and above. */
   @ParameterizedTest(name = "min {0} max {1} -> imbalanced {2}")
@@ -30,7 +31,7 @@ class CacheAwarePolicyTest {
     assertThat(CacheAwarePolicy.isImbalanced(min, max, 64, 1.5)).isEqualTo(imbalanced);
     // and through the policy: "hot" holds the whole prompt at load max, "cold" has nothing at min
     List<CandidateView> c = List.of(view("hot", max, REQUEST.promptTokens()), view("cold", min, 0));
-    String chosen = POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId();
+    String chosen = POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId();
     assertThat(chosen).isEqualTo(imbalanced ? "cold" : "hot");
   }
 
@@ -40,17 +41,17 @@ class CacheAwarePolicyTest {
   void matchRateAboveThreshold(int matched, String expected) {
     List<CandidateView> c = List.of(view("idle", 0, 0), view("warm", 5, matched),
         view("other", 3, matched / 2));
-    assertThat(POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo(expected);
+    assertThat(POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo(expected);
   }
 
   @Test
   void ties() {
     // imbalanced: argmin load, first in order
     List<CandidateView> c = List.of(view("a", 100, 0), view("b", 2, 0), view("c", 2, 0));
-    assertThat(POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("b");
+    assertThat(POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("b");
     // balanced, equal longest matches: the lower load, then the first
     c = List.of(view("a", 4, 800), view("b", 3, 800), view("c", 3, 800), view("d", 0, 10));
-    assertThat(POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("b");
+    assertThat(POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("b");
   }
 
   @Test
@@ -58,9 +59,9 @@ class CacheAwarePolicyTest {
     RoutingPolicy lenient = Policies.create("cache-aware",
         java.util.Map.of("balance_abs_threshold", "1000", "cache_threshold", "0.9"));
     List<CandidateView> c = List.of(view("hot", 500, 950), view("cold", 0, 0));
-    assertThat(lenient.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("hot");
+    assertThat(lenient.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("hot");
     c = List.of(view("hot", 500, 900), view("cold", 0, 0));
-    assertThat(lenient.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("cold");
+    assertThat(lenient.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("cold");
   }
 
   private static CandidateView view(String id, int inFlight, int matchedTokens) {

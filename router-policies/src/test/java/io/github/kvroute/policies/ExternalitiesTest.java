@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** What a placement costs other requests, and how hybrid-cost ranks with it. */
 class ExternalitiesTest {
   // 1,600 tokens = 100 blocks of 16
-  private final Request request = TestContext.request(1_600, 1);
+  private final Request request = TestRequests.request(1_600, 1);
 
   private static CandidateView view(String id, int matchedBlocks, long cached, long capacity) {
     return CandidateView.newBuilder().replicaId(id).matched(matchedBlocks, matchedBlocks * 16)
@@ -68,8 +69,8 @@ class ExternalitiesTest {
     HybridCostPolicy polluting = policy(HybridCostPolicy.Externality.NONE);
     HybridCostPolicy aware = policy(HybridCostPolicy.Externality.POLLUTION);
 
-    RoutingDecision myopic = polluting.route(TestContext.of(request, List.of(full, roomy), 1));
-    RoutingDecision d = aware.route(TestContext.of(request, List.of(full, roomy), 1));
+    RoutingDecision myopic = polluting.route(FixedRoutingContext.of(request, List.of(full, roomy), 1));
+    RoutingDecision d = aware.route(FixedRoutingContext.of(request, List.of(full, roomy), 1));
 
     assertThat(myopic.replicaId()).isEqualTo("full");
     assertThat(d.replicaId()).as("62.4 + 22.4 > 76").isEqualTo("roomy");

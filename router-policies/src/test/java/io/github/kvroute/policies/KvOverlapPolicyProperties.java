@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,7 +23,7 @@ import net.jqwik.api.constraints.DoubleRange;
 /** Dynamo's KV router cost and selection. */
 class KvOverlapPolicyProperties {
   /** 10 blocks of 16 tokens. */
-  private static final Request REQUEST = TestContext.request(160, 6);
+  private static final Request REQUEST = TestRequests.request(160, 6);
 
   /**
    * The docs' example: W1 cached 2 blocks, 8 to prefill, 10 decode; W2 5 / 5 / 5; W3 8 / 2 / 9.
@@ -35,19 +36,19 @@ class KvOverlapPolicyProperties {
     assertThat(policy.cost(workers.get(0), 160, 16)).isEqualTo(18.0);
     assertThat(policy.cost(workers.get(1), 160, 16)).isEqualTo(10.0);
     assertThat(policy.cost(workers.get(2), 160, 16)).isEqualTo(11.0);
-    assertThat(policy.route(TestContext.of(REQUEST, workers, 1)).replicaId()).isEqualTo("W2");
+    assertThat(policy.route(FixedRoutingContext.of(REQUEST, workers, 1)).replicaId()).isEqualTo("W2");
     // overlap_score_weight 0 ignores the cache: decode blocks alone (10, 5, 9) still pick W2; a
     // heavier weight favours the cache: 3 x 2 + 9 = 15 beats 3 x 5 + 5 = 20
     KvOverlapPolicy heavy =
         (KvOverlapPolicy) Policies.create("kv-overlap", Map.of("overlap_score_weight", "3"));
-    assertThat(heavy.route(TestContext.of(REQUEST, workers, 1)).replicaId()).isEqualTo("W3");
+    assertThat(heavy.route(FixedRoutingContext.of(REQUEST, workers, 1)).replicaId()).isEqualTo("W3");
   }
 
   @Property(tries = 200)
   void zeroTemperatureAlwaysPicksAMinimumCostWorker(
       @ForAll("workers") List<CandidateView> workers, @ForAll long seed) {
     KvOverlapPolicy policy = (KvOverlapPolicy) Policies.create("kv-overlap");
-    String chosen = policy.route(TestContext.of(REQUEST, workers, seed)).replicaId();
+    String chosen = policy.route(FixedRoutingContext.of(REQUEST, workers, seed)).replicaId();
     double min = workers.stream().mapToDouble(w -> policy.cost(w, 160, 16)).min().orElseThrow();
     CandidateView c = workers.stream().filter(w -> w.replicaId().equals(chosen)).findFirst()
         .orElseThrow();
@@ -62,7 +63,7 @@ class KvOverlapPolicyProperties {
         Map.of("temperature", Double.toString(temperature)));
     double[] p = policy.probabilities(workers, 160, 16);
     assertThat(java.util.Arrays.stream(p).sum()).isCloseTo(1.0, within(1e-9));
-    TestContext ctx = new TestContext(REQUEST, workers, RandomSource.seeded(seed), 0, null);
+    RoutingContext ctx = FixedRoutingContext.of(REQUEST, workers, seed);
     Map<String, Integer> counts = new HashMap<>();
     int draws = 4_000;
     for (int i = 0; i < draws; i++) {

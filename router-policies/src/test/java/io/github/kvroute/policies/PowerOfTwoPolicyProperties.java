@@ -3,10 +3,12 @@ package io.github.kvroute.policies;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.api.Scorer;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -19,13 +21,13 @@ import net.jqwik.api.Provide;
 
 /** SGLang's power_of_two: the chosen one is never the more loaded of the two samples. */
 class PowerOfTwoPolicyProperties {
-  private static final Request REQUEST = TestContext.request(32, 2);
+  private static final Request REQUEST = TestRequests.request(32, 2);
 
   @Property(tries = 300)
   void neverPicksTheMoreLoadedOfItsTwoSamples(
       @ForAll("fleets") List<CandidateView> fleet, @ForAll long seed) {
     Recording random = new Recording(RandomSource.seeded(seed));
-    TestContext ctx = new TestContext(REQUEST, fleet, random, 0, c -> CostBreakdown.empty());
+    RoutingContext ctx = FixedRoutingContext.of(REQUEST, fleet, random, 0, List.<Scorer>of());
     String chosen = Policies.create("power-of-two").route(ctx).replicaId();
     int n = fleet.size();
     if (n == 1) {
@@ -55,7 +57,7 @@ class PowerOfTwoPolicyProperties {
   }
 
   private static String pick(CandidateView a, CandidateView b) {
-    TestContext ctx = TestContext.of(REQUEST, List.of(a, b), 3);
+    RoutingContext ctx = FixedRoutingContext.of(REQUEST, List.of(a, b), 3);
     return Policies.create("power-of-two").route(ctx).replicaId();
   }
 

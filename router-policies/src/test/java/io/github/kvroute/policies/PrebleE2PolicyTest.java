@@ -1,13 +1,14 @@
 package io.github.kvroute.policies;
 
-import io.github.kvroute.api.ManualTicker;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.api.Scorer;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -17,11 +18,11 @@ class PrebleE2PolicyTest {
   private final ManualTicker ticker = new ManualTicker();
   private final RoutingPolicy policy = Policies.create("preble-e2", Map.of(), ticker);
   /** 1,000 tokens, 256 planned output tokens. */
-  private final Request request = TestContext.request(1_000, 11);
+  private final Request request = TestRequests.request(1_000, 11);
 
   private String route(CandidateView... views) {
-    return policy.route(new TestContext(request, List.of(views), RandomSource.seeded(1),
-        ticker.read(), c -> null)).replicaId();
+    return policy.route(FixedRoutingContext.of(request, List.of(views), RandomSource.seeded(1),
+        ticker.read(), List.<Scorer>of())).replicaId();
   }
 
   @Test
@@ -58,11 +59,11 @@ class PrebleE2PolicyTest {
     assertThat(route(view("a", 896, 1), view("b", 0, 0))).isEqualTo("a");
     RoutingPolicy off = Policies.create("preble-e2", Map.of("rebalance", "false"), ticker);
     for (int i = 0; i < 2 * PrebleE2Policy.WARMUP_PER_REPLICA; i++) {
-      off.route(new TestContext(request, List.of(view("a", 0, 0), view("b", 0, 0)),
-          RandomSource.seeded(1), ticker.read(), c -> null));
+      off.route(FixedRoutingContext.of(request, List.of(view("a", 0, 0), view("b", 0, 0)),
+          RandomSource.seeded(1), ticker.read(), List.<Scorer>of()));
     }
-    assertThat(off.route(new TestContext(request, List.of(view("a", 896, 10), view("b", 0, 0)),
-        RandomSource.seeded(1), ticker.read(), c -> null)).replicaId()).isEqualTo("a");
+    assertThat(off.route(FixedRoutingContext.of(request, List.of(view("a", 896, 10), view("b", 0, 0)),
+        RandomSource.seeded(1), ticker.read(), List.<Scorer>of())).replicaId()).isEqualTo("a");
   }
 
   @Test

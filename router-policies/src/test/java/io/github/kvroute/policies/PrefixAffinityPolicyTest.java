@@ -7,6 +7,7 @@ import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,7 @@ import net.jqwik.api.constraints.LongRange;
 /** Seed 001's prefix affinity with its imbalance guard, on rendezvous hashing. */
 class PrefixAffinityPolicyTest {
   private static final RoutingPolicy POLICY = Policies.create("prefix-affinity");
-  private static final Request REQUEST = TestContext.request(200, 3);
+  private static final Request REQUEST = TestRequests.request(200, 3);
 
   /** Loads per candidate (a, b, c) with the preferred one's load given; the rest fixed. */
   private String route(long preferredLoad, long otherA, long otherB) {
@@ -33,7 +34,7 @@ class PrefixAffinityPolicyTest {
       loads[i] = i == p ? preferredLoad : (k++ == 0 ? otherA : otherB);
     }
     List<CandidateView> c = views(ids, loads);
-    String chosen = POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId();
+    String chosen = POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId();
     return chosen.equals(ids.get(p)) ? "preferred" : chosen;
   }
 
@@ -52,14 +53,14 @@ class PrefixAffinityPolicyTest {
     int p = PrefixAffinityPolicy.preferred(c, key(REQUEST));
     long[] loads = {50, 50, 50};
     loads[p] = 1_000;
-    String chosen = POLICY.route(TestContext.of(REQUEST, views(List.of("a", "b", "c"), loads), 1))
+    String chosen = POLICY.route(FixedRoutingContext.of(REQUEST, views(List.of("a", "b", "c"), loads), 1))
         .replicaId();
     assertThat(chosen).isEqualTo(p == 0 ? "b" : "a");
   }
 
   @Example
   void keyIsTheFirstPrefixTokensOnly() {
-    int[] a = TestContext.tokens(300, 9);
+    int[] a = TestRequests.tokens(300, 9);
     int[] b = a.clone();
     for (int i = 64; i < b.length; i++) {
       b[i] = 7;
@@ -69,15 +70,15 @@ class PrefixAffinityPolicyTest {
     assertThat(PrefixAffinityPolicy.key(ka, 64)).isEqualTo(PrefixAffinityPolicy.key(kb, 64))
         .isEqualTo(ka.blockHash(3));
     assertThat(PrefixAffinityPolicy.key(ka, 65)).isNotEqualTo(PrefixAffinityPolicy.key(kb, 65));
-    PromptKey shortKey = PromptKey.ofTokens(TestContext.tokens(40, 9), CacheNamespace.of("model"));
+    PromptKey shortKey = PromptKey.ofTokens(TestRequests.tokens(40, 9), CacheNamespace.of("model"));
     assertThat(PrefixAffinityPolicy.key(shortKey, 64)).isEqualTo(shortKey.blockHash(1));
   }
 
   @Example
   void promptWithoutBlocksGoesToLeastLoaded() {
-    Request tiny = TestContext.request(10, 4);
+    Request tiny = TestRequests.request(10, 4);
     List<CandidateView> c = views(List.of("a", "b", "c"), new long[] {30, 10, 20});
-    assertThat(POLICY.route(TestContext.of(tiny, c, 1)).replicaId()).isEqualTo("b");
+    assertThat(POLICY.route(FixedRoutingContext.of(tiny, c, 1)).replicaId()).isEqualTo("b");
   }
 
   /** Rendezvous hashing: a joining replica takes ~1/(N+1) of the keys; at most 2/N. */

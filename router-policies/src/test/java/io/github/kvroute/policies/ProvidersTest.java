@@ -10,6 +10,7 @@ import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.RoutingPolicyProvider;
 import io.github.kvroute.api.RoutingPolicyRegistry;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -67,7 +68,7 @@ class ProvidersTest {
   @MethodSource("providers")
   void emptyCandidatesIsANoCandidatesValue(Class<? extends RoutingPolicyProvider> type, String name) {
     RoutingDecision d = Policies.create(name)
-        .route(TestContext.of(TestContext.request(64, 1), List.of(), 1));
+        .route(FixedRoutingContext.of(TestRequests.request(64, 1), List.of(), 1));
     assertThat(d.isRouted()).isFalse();
     assertThat(d.reason()).isEqualTo(RejectReason.NO_CANDIDATES);
   }

@@ -1,11 +1,10 @@
 package io.github.kvroute.policies;
 
-import io.github.kvroute.api.ManualTicker;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.CacheNamespace;
 import io.github.kvroute.api.KvEvent;
+import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
@@ -30,7 +29,7 @@ class Seed000PlacementTest {
     ManualTicker ticker = new ManualTicker();
     CostModel model = CostModel.newBuilder().prefillOverheadMillis(0).prefillMillisPerToken(0.06)
         .build();
-    PromptKey prompt = PromptKey.ofTokens(TestContext.tokens(4_000, 7), CacheNamespace.of(MODEL));
+    PromptKey prompt = PromptKey.ofTokens(TestRequests.tokens(4_000, 7), CacheNamespace.of(MODEL));
     try (Router router = Router.newBuilder().policy(policy).costModel(model).ticker(ticker).seed(7)
         .build()) {
       String[] ids = {"R0", "R1", "R2"};

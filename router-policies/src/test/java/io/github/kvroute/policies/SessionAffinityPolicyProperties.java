@@ -1,15 +1,15 @@
 package io.github.kvroute.policies;
 
-import io.github.kvroute.api.ManualTicker;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
+import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.api.Scorer;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import java.util.Map;
 import net.jqwik.api.Example;
@@ -24,14 +24,25 @@ class SessionAffinityPolicyProperties {
   private final ManualTicker ticker = new ManualTicker();
 
   private static Request turn(String session, int n) {
-    return TestContext.request(500, 12).toBuilder().id(session + "-" + n).sessionId(session)
+    return TestRequests.request(500, 12).toBuilder().id(session + "-" + n).sessionId(session)
         .build();
   }
 
   private String route(RoutingPolicy p, Request r, Map<String, Double> costs,
       CandidateView... views) {
-    RoutingDecision d = p.route(new TestContext(r, List.of(views), RandomSource.seeded(1),
-        ticker.read(), c -> CostBreakdown.of("queue", costs.get(c.replicaId()))));
+    Scorer queue = new Scorer() {
+      @Override
+      public String name() {
+        return "queue";
+      }
+
+      @Override
+      public double costMillis(Request request, CandidateView c) {
+        return costs.get(c.replicaId());
+      }
+    };
+    RoutingDecision d = p.route(FixedRoutingContext.of(r, List.of(views), RandomSource.seeded(1),
+        ticker.read(), List.of(queue)));
     assertThat(d.cost().totalMillis()).isEqualTo(costs.get(d.replicaId()));
     return d.replicaId();
   }
@@ -99,7 +110,7 @@ class SessionAffinityPolicyProperties {
   @Example
   void requestsWithoutSessionTakeTheLeastEstimatedCost() {
     RoutingPolicy p = Policies.create("session-affinity", Map.of(), ticker);
-    Request plain = TestContext.request(500, 13);
+    Request plain = TestRequests.request(500, 13);
     Map<String, Double> costs = Map.of("a", 9.0, "b", 4.0, "c", 4.0);
     assertThat(route(p, plain, costs, view("a", 0, 1), view("b", 0, 1), view("c", 0, 1)))
         .isEqualTo("b");

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** random, least-request, least-outstanding-tokens, least-kv. */
 class SimplePoliciesTest {
-  private static final Request REQUEST = TestContext.request(64, 1);
+  private static final Request REQUEST = TestRequests.request(64, 1);
 
   @Test
   void randomIsUniform() {
@@ -71,7 +73,7 @@ class SimplePoliciesTest {
   }
 
   static Map<String, Integer> counts(RoutingPolicy p, List<CandidateView> c, int n) {
-    TestContext ctx = TestContext.of(REQUEST, c, 42);
+    RoutingContext ctx = FixedRoutingContext.of(REQUEST, c, 42);
     Map<String, Integer> counts = new HashMap<>();
     for (int i = 0; i < n; i++) {
       counts.merge(p.route(ctx).replicaId(), 1, Integer::sum);

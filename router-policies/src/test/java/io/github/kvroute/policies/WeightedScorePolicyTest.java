@@ -7,6 +7,7 @@ import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** llm-d's default profile: 3 x prefix + 2 x queue + 2 x kv. */
 class WeightedScorePolicyTest {
   /** 20 blocks of 16 tokens. */
-  private static final Request REQUEST = TestContext.request(320, 8);
+  private static final Request REQUEST = TestRequests.request(320, 8);
   private static final RoutingPolicy POLICY = Policies.create("weighted-score");
 
   @Test
@@ -25,7 +26,7 @@ class WeightedScorePolicyTest {
     // equal queues and KV: the prefix decides
     List<CandidateView> c = List.of(view("a", 7, 0.5, 5), view("b", 7, 0.5, 10),
         view("c", 7, 0.5, 0));
-    assertThat(POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("b");
+    assertThat(POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("b");
     WeightedScorePolicy p = (WeightedScorePolicy) POLICY;
     // 3 x 10/20 + 2 x 1.0 + 2 x 0.5
     assertThat(p.score(c.get(1), 20, 7, 7)).isCloseTo(4.5, within(1e-12));
@@ -42,10 +43,10 @@ class WeightedScorePolicyTest {
     // "warm" holds the whole prompt but has the longest queue and a fuller cache
     List<CandidateView> c = List.of(view("warm", 10, 0.9, 20), view("idle", 0, 0.1, 0));
     // warm: 3 x 1 + 2 x 0 + 2 x 0.1 = 3.2; idle: 0 + 2 x 1 + 2 x 0.9 = 3.8
-    assertThat(POLICY.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("idle");
+    assertThat(POLICY.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("idle");
     RoutingPolicy cacheHeavy = Policies.create("weighted-score", Map.of("prefix_weight", "5"));
     // warm: 5 + 0.2 = 5.2 > 3.8
-    assertThat(cacheHeavy.route(TestContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("warm");
+    assertThat(cacheHeavy.route(FixedRoutingContext.of(REQUEST, c, 1)).replicaId()).isEqualTo("warm");
   }
 
   @Test
