@@ -217,7 +217,7 @@ public interface CandidateView {
       inFlightRequests = Checks.atLeast(requests, 0, "inFlightRequests");
       inFlightTokens = Checks.atLeast(tokens, 0L, "inFlightTokens");
       Checks.atLeast(promptTokens, 0L, "inFlightPromptTokens");
-      Checks.state(promptTokens <= tokens, "inFlightPromptTokens", promptTokens,
+      Checks.argument(promptTokens <= tokens, "inFlightPromptTokens", promptTokens,
           "<= inFlightTokens = " + tokens);
       inFlightPromptTokens = promptTokens;
       return this;
@@ -281,7 +281,7 @@ public interface CandidateView {
     }
 
     public Builder kvUtilization(double v) {
-      Checks.state(v >= 0 && v <= 1, "kvUtilization", v, "in [0, 1]");
+      Checks.argument(v >= 0 && v <= 1, "kvUtilization", v, "in [0, 1]");
       kvUtilization = OptionalDouble.of(v);
       return this;
     }
@@ -307,7 +307,7 @@ public interface CandidateView {
     }
 
     public Builder cacheHitReliability(double v) {
-      Checks.state(v >= 0 && v <= 1, "cacheHitReliability", v, "in [0, 1]");
+      Checks.argument(v >= 0 && v <= 1, "cacheHitReliability", v, "in [0, 1]");
       cacheHitReliability = v;
       return this;
     }

@@ -58,9 +58,17 @@ final class Checks {
     return value;
   }
 
-  static void state(boolean ok, String name, Object value, String expected) {
+  /** An argument, or a combination of arguments, outside its range. */
+  static void argument(boolean ok, String name, Object value, String expected) {
     if (!ok) {
       throw new IllegalArgumentException(name + ": " + value + " (expected: " + expected + ")");
+    }
+  }
+
+  /** The object's own state forbids the call. */
+  static void state(boolean ok, String name, Object value, String expected) {
+    if (!ok) {
+      throw new IllegalStateException(name + ": " + value + " (expected: " + expected + ")");
     }
   }
 

@@ -187,7 +187,7 @@ public final class Outcome {
         throw new IllegalArgumentException("status: null (expected: set before build)");
       }
       if (queueTime != null && ttft != null) {
-        Checks.state(queueTime.compareTo(ttft) <= 0, "queueTime", queueTime, "<= ttft = " + ttft);
+        Checks.argument(queueTime.compareTo(ttft) <= 0, "queueTime", queueTime, "<= ttft = " + ttft);
       }
       return new Outcome(this);
     }

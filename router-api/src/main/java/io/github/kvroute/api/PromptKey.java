@@ -91,7 +91,7 @@ public final class PromptKey {
     Checks.atLeast(charsPerToken, 1, "charsPerToken");
     long seed = Checks.notNull(namespace, "namespace").seed();
     long charsPerBlockLong = (long) blockSizeTokens * charsPerToken;
-    Checks.state(charsPerBlockLong <= Integer.MAX_VALUE, "blockSizeTokens x charsPerToken",
+    Checks.argument(charsPerBlockLong <= Integer.MAX_VALUE, "blockSizeTokens x charsPerToken",
         charsPerBlockLong, "<= " + Integer.MAX_VALUE);
     int charsPerBlock = (int) charsPerBlockLong;
     int blocks = text.length() / charsPerBlock;
@@ -120,7 +120,7 @@ public final class PromptKey {
     Checks.atLeast(tokenCount, 0, "tokenCount");
     long seed = Checks.notNull(namespace, "namespace").seed();
     long maxBlocks = ((long) tokenCount + blockSizeTokens - 1) / blockSizeTokens;
-    Checks.state(blockHashes.length <= maxBlocks, "blockHashes.length", blockHashes.length,
+    Checks.argument(blockHashes.length <= maxBlocks, "blockHashes.length", blockHashes.length,
         "<= ceil(tokenCount / blockSizeTokens) = " + maxBlocks);
     long[] hashes = blockHashes.length == 0 ? NO_BLOCKS : new long[blockHashes.length];
     for (int i = 0; i < hashes.length; i++) {

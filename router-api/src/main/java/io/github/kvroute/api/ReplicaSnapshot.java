@@ -413,7 +413,7 @@ public final class ReplicaSnapshot {
       Checks.unset(kvBlocksTotal.isPresent(), "kvBlocks");
       Checks.atLeast(used, 0L, "kvBlocksUsed");
       Checks.atLeast(total, 0L, "kvBlocksTotal");
-      Checks.state(used <= total, "kvBlocksUsed", used, "<= kvBlocksTotal = " + total);
+      Checks.argument(used <= total, "kvBlocksUsed", used, "<= kvBlocksTotal = " + total);
       this.kvBlocksUsed = OptionalLong.of(used);
       this.kvBlocksTotal = OptionalLong.of(total);
       return this;

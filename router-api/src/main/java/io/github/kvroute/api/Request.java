@@ -52,7 +52,7 @@ public final class Request {
     this.maxOutputTokens = Checks.atLeast(b.maxOutputTokens, 1, "maxOutputTokens");
     if (b.expectedOutputTokens != null) {
       Checks.atLeast(b.expectedOutputTokens, 0, "expectedOutputTokens");
-      Checks.state(b.expectedOutputTokens <= b.maxOutputTokens, "expectedOutputTokens",
+      Checks.argument(b.expectedOutputTokens <= b.maxOutputTokens, "expectedOutputTokens",
           b.expectedOutputTokens, "<= maxOutputTokens = " + b.maxOutputTokens);
       this.expectedOutputTokens = OptionalInt.of(b.expectedOutputTokens);
     } else {
@@ -87,7 +87,11 @@ public final class Request {
     return b;
   }
 
-  /** The same request as its next attempt: same id, {@code attempt + 1}. */
+  /**
+   * The same request as its next attempt: same id, {@code attempt + 1}.
+   *
+   * @throws IllegalStateException if this is attempt {@link Integer#MAX_VALUE}
+   */
   public Request nextAttempt() {
     Checks.state(attempt < Integer.MAX_VALUE, "attempt", attempt, "< " + Integer.MAX_VALUE);
     return toBuilder().attempt(attempt + 1).build();
