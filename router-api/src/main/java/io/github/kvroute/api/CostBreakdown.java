@@ -8,9 +8,16 @@ import java.util.Map;
 import java.util.OptionalDouble;
 
 /**
- * A predicted time-to-first-token in milliseconds, broken down by cost term ({@code queue},
- * {@code prefill}, {@code load}, {@code risk}, ...). Milliseconds make weights meaningful and
- * predictions checkable against outcomes, unlike unit-less scores.
+ * A predicted time to first token in milliseconds, broken down by cost term ({@code queue},
+ * {@code prefill}, {@code step}, {@code transfer}, {@code risk}, {@code kv_pressure}, or a host
+ * scorer's name). Milliseconds make predictions checkable against outcomes, unlike unit-less scores.
+ *
+ * <p>What it is for: the router's estimate of a candidate ({@link RoutingContext#estimate}) and a
+ * routed decision's prediction ({@link RoutingDecision#cost()}). Admission compares its
+ * {@linkplain #totalMillis() total} with the request's deadline, outcomes calibrate the queue term
+ * against the real wait, and hosts log it to explain a placement. It is never a policy's weighted
+ * ranking score: a weight or an externality changes what a policy prefers, not how long the request
+ * will take, and belongs in {@link RoutingDecision#score()}.
  *
  * <p>Immutable and thread-safe.
  */
@@ -129,7 +136,7 @@ public final class CostBreakdown {
         throw new IllegalArgumentException(term + ": " + millis + " (expected: finite milliseconds)");
       }
       for (int i = 0; i < size; i++) {
-        Checks.state(!terms[i].equals(term), "term", term, "each term once");
+        Checks.argument(!terms[i].equals(term), "term", term, "each term once");
       }
       if (size == terms.length) {
         terms = Arrays.copyOf(terms, size * 2);

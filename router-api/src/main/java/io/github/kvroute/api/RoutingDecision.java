@@ -3,12 +3,18 @@ package io.github.kvroute.api;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
- * The router's answer for one request: <em>routed</em> to a replica (with the predicted cost and its
- * breakdown, and how many prompt tokens the router believes are already cached there), optionally with
- * a separate prefill replica for prefill/decode disaggregation; or <em>rejected</em> with a reason and,
- * when waiting would help, a {@link #retryAfter()}.
+ * The router's answer for one request: <em>routed</em> to a replica (with the predicted time to first
+ * token and its breakdown, optionally the policy's own ranking score, and how many prompt tokens the
+ * router believes are already cached there), optionally with a separate prefill replica for
+ * prefill/decode disaggregation; or <em>rejected</em> with a reason and, when waiting would help, a
+ * {@link #retryAfter()}.
+ *
+ * <p>The prediction and the score are different things: {@link #cost()} is milliseconds of TTFT, what
+ * admission compares with a deadline and outcomes calibrate against; {@link #score()} is whatever the
+ * policy minimised (weighted terms, externalities) and only explains the choice.
  *
  * <pre>{@code
  * RoutingDecision d = router.route(request);
@@ -23,18 +29,22 @@ public final class RoutingDecision {
   private final String prefillReplicaId;
   private final long prefillEpoch;
   private final CostBreakdown cost;
+  /** The policy's ranking score; NaN when it gave none. */
+  private final double score;
   private final int matchedTokens;
   private final RejectReason reason;
   private final String detail;
   private final Duration retryAfter;
 
   private RoutingDecision(String replicaId, long epoch, String prefillReplicaId, long prefillEpoch,
-      CostBreakdown cost, int matchedTokens, RejectReason reason, String detail, Duration retryAfter) {
+      CostBreakdown cost, double score, int matchedTokens, RejectReason reason, String detail,
+      Duration retryAfter) {
     this.replicaId = replicaId;
     this.epoch = epoch;
     this.prefillReplicaId = prefillReplicaId;
     this.prefillEpoch = prefillEpoch;
     this.cost = cost;
+    this.score = score;
     this.matchedTokens = matchedTokens;
     this.reason = reason;
     this.detail = detail;
@@ -44,21 +54,27 @@ public final class RoutingDecision {
   /**
    * Routes the whole request to {@code chosen}.
    *
-   * @param cost the predicted cost, or {@link CostBreakdown#empty()} to let the router estimate it
+   * @param cost the predicted time to first token, or {@link CostBreakdown#empty()} to let the router
+   *     estimate it; never a weighted ranking score (see {@link #withScore})
    */
   public static RoutingDecision routed(CandidateView chosen, CostBreakdown cost) {
     Checks.notNull(chosen, "chosen");
     return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null, -1,
-        Checks.notNull(cost, "cost"), chosen.matchedTokens(), null, null, null);
+        Checks.notNull(cost, "cost"), Double.NaN, chosen.matchedTokens(), null, null, null);
   }
 
-  /** Routes prefill to {@code prefill} and decode to {@code decode} (disaggregated serving). */
+  /**
+   * Routes prefill to {@code prefill} and decode to {@code decode} (disaggregated serving).
+   *
+   * @param cost the predicted time to first token of the pair, or {@link CostBreakdown#empty()}
+   */
   public static RoutingDecision routedPair(
       CandidateView prefill, CandidateView decode, CostBreakdown cost) {
     Checks.notNull(prefill, "prefill");
     Checks.notNull(decode, "decode");
     return new RoutingDecision(decode.replicaId(), decode.epoch(), prefill.replicaId(),
-        prefill.epoch(), Checks.notNull(cost, "cost"), prefill.matchedTokens(), null, null, null);
+        prefill.epoch(), Checks.notNull(cost, "cost"), Double.NaN, prefill.matchedTokens(), null, null,
+        null);
   }
 
   /**
@@ -72,8 +88,8 @@ public final class RoutingDecision {
     if (retryAfter != null) {
       Checks.nonNegative(retryAfter, "retryAfter");
     }
-    return new RoutingDecision(null, -1, null, -1, CostBreakdown.empty(), 0, reason, detail,
-        retryAfter);
+    return new RoutingDecision(null, -1, null, -1, CostBreakdown.empty(), Double.NaN, 0, reason,
+        detail, retryAfter);
   }
 
   /**
@@ -84,8 +100,23 @@ public final class RoutingDecision {
   public RoutingDecision withCost(CostBreakdown cost) {
     Checks.notNull(cost, "cost");
     requireRouted("withCost");
-    return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, matchedTokens,
-        reason, detail, retryAfter);
+    return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, score,
+        matchedTokens, reason, detail, retryAfter);
+  }
+
+  /**
+   * This decision with the policy's ranking score: what the policy minimised to choose it, in the
+   * policy's own units (hybrid-cost: weighted milliseconds plus externalities). For explanation only;
+   * the router and admission read {@link #cost()}.
+   *
+   * @throws IllegalArgumentException if {@code score} is NaN or infinite
+   * @throws IllegalStateException if the decision is a rejection
+   */
+  public RoutingDecision withScore(double score) {
+    Checks.argument(Double.isFinite(score), "score", score, "finite");
+    requireRouted("withScore");
+    return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, score,
+        matchedTokens, reason, detail, retryAfter);
   }
 
   public boolean isRouted() {
@@ -118,9 +149,17 @@ public final class RoutingDecision {
     return prefillEpoch;
   }
 
-  /** Predicted time to first token, by term; empty for rejections. */
+  /**
+   * Predicted time to first token, by term, in milliseconds: what admission compares with the
+   * request's deadline. Empty for rejections.
+   */
   public CostBreakdown cost() {
     return cost;
+  }
+
+  /** The policy's ranking score ({@link #withScore}); empty when the policy gave none. */
+  public OptionalDouble score() {
+    return Double.isNaN(score) ? OptionalDouble.empty() : OptionalDouble.of(score);
   }
 
   /** Prompt tokens the router believes the chosen (prefill) replica already holds. */
@@ -162,6 +201,7 @@ public final class RoutingDecision {
     return o instanceof RoutingDecision d && epoch == d.epoch && prefillEpoch == d.prefillEpoch
         && matchedTokens == d.matchedTokens && Objects.equals(replicaId, d.replicaId)
         && Objects.equals(prefillReplicaId, d.prefillReplicaId) && cost.equals(d.cost)
+        && Double.compare(score, d.score) == 0
         && reason == d.reason && Objects.equals(detail, d.detail)
         && Objects.equals(retryAfter, d.retryAfter);
   }
@@ -179,6 +219,7 @@ public final class RoutingDecision {
     }
     return "routed to " + replicaId + "#" + epoch
         + (prefillReplicaId == null ? "" : " (prefill on " + prefillReplicaId + "#" + prefillEpoch + ")")
-        + ", matched " + matchedTokens + " tokens, predicted " + cost;
+        + ", matched " + matchedTokens + " tokens, predicted " + cost
+        + (Double.isNaN(score) ? "" : ", score " + String.format(java.util.Locale.ROOT, "%.1f", score));
   }
 }

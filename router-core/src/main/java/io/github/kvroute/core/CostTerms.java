@@ -13,10 +13,12 @@ import java.util.List;
  * cost(r, R) = queue(R)            wait before r starts prefill on R
  *            + prefill(r, R)       overhead + missing_tokens(r, R) x ms_per_token(R)
  *            + step(R)             1.5 decode steps of R's running batch before the first token
- *            + load(r, R)          adapter load if not resident; KV transfer for PD
+ *            + transfer(r, R)      adapter load if not resident; KV transfer for PD
  *            + risk(R)             penalty for stale or uncertain telemetry
- *            + kv(r, R)            preemption penalty when r's KV would not fit
+ *            + kv_pressure(r, R)   preemption penalty when r's KV would not fit
  * </pre>
+ *
+ * <p>Each has a {@link CostTerm} identity; {@link #standard} holds one scorer per constant.
  *
  * <p>All terms are stateless and thread-safe.
  */
@@ -39,8 +41,8 @@ public final class CostTerms {
   }
 
   /** Adapter load and KV transfer. */
-  public static Scorer load() {
-    return LoadTerm.INSTANCE;
+  public static Scorer transfer() {
+    return TransferTerm.INSTANCE;
   }
 
   /** Staleness risk, weighted by {@code model}'s asymmetric factors. */
@@ -61,8 +63,24 @@ public final class CostTerms {
     return PrefillTerm.prefillMillis(request.promptTokens(), candidate);
   }
 
-  /** All six terms, in the order above. */
+  /** The scorer of {@code term} under {@code model}. */
+  public static Scorer of(CostTerm term, CostModel model) {
+    return switch (term) {
+      case QUEUE -> queue();
+      case PREFILL -> prefill();
+      case STEP -> step();
+      case TRANSFER -> transfer();
+      case RISK -> risk(model);
+      case KV_PRESSURE -> kvPressure();
+    };
+  }
+
+  /** One scorer per {@link CostTerm}, in the order above. */
   public static List<Scorer> standard(CostModel model) {
-    return ImmutableList.of(queue(), prefill(), step(), load(), risk(model), kvPressure());
+    ImmutableList.Builder<Scorer> terms = ImmutableList.builder();
+    for (CostTerm term : CostTerm.values()) {
+      terms.add(of(term, model));
+    }
+    return terms.build();
   }
 }

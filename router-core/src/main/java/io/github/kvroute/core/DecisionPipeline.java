@@ -308,7 +308,7 @@ final class DecisionPipeline {
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
-        d.cost().millis(QueueTerm.INSTANCE.name()).orElse(Double.NaN));
+        d.cost().millis(CostTerm.QUEUE.termName()).orElse(Double.NaN));
     checkArgument(leases.add(lease),
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
     lease.probe = chosen.probe;

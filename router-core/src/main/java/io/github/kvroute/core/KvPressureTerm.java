@@ -16,7 +16,7 @@ final class KvPressureTerm implements Scorer {
 
   @Override
   public String name() {
-    return "kv";
+    return CostTerm.KV_PRESSURE.termName();
   }
 
   @Override

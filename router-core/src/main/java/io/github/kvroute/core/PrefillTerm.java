@@ -16,7 +16,7 @@ final class PrefillTerm implements Scorer {
 
   @Override
   public String name() {
-    return "prefill";
+    return CostTerm.PREFILL.termName();
   }
 
   @Override

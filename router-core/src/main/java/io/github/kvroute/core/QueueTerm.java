@@ -12,7 +12,7 @@ final class QueueTerm implements Scorer {
 
   @Override
   public String name() {
-    return "queue";
+    return CostTerm.QUEUE.termName();
   }
 
   @Override

@@ -34,7 +34,7 @@ final class StalenessRiskTerm implements Scorer {
 
   @Override
   public String name() {
-    return "risk";
+    return CostTerm.RISK.termName();
   }
 
   /** Arrivals a report of age {@code ageMillis} cannot show at {@code ratePerSecond}: {@code λ·d}. */

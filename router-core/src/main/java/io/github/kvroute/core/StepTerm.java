@@ -27,7 +27,7 @@ final class StepTerm implements Scorer {
 
   @Override
   public String name() {
-    return "step";
+    return CostTerm.STEP.termName();
   }
 
   @Override

@@ -9,14 +9,14 @@ import io.github.kvroute.api.Scorer;
  * enough to push an idle replica to last place) and, for a disaggregated decode replica, moving the
  * prompt's KV from the prefill replica.
  */
-final class LoadTerm implements Scorer {
-  static final LoadTerm INSTANCE = new LoadTerm();
+final class TransferTerm implements Scorer {
+  static final TransferTerm INSTANCE = new TransferTerm();
 
-  private LoadTerm() {}
+  private TransferTerm() {}
 
   @Override
   public String name() {
-    return "load";
+    return CostTerm.TRANSFER.termName();
   }
 
   @Override

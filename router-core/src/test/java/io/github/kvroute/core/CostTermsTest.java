@@ -22,7 +22,16 @@ class CostTermsTest {
   @Test
   void standardTermsInTheDesignsOrder() {
     assertThat(CostTerms.standard(CostModel.defaults())).extracting(Scorer::name)
-        .containsExactly("queue", "prefill", "step", "load", "risk", "kv");
+        .containsExactly("queue", "prefill", "step", "transfer", "risk", "kv_pressure");
+  }
+
+  @Test
+  void everyCostTermHasItsScorerInTheStandardList() {
+    for (CostTerm term : CostTerm.values()) {
+      assertThat(CostTerms.of(term, CostModel.defaults()).name()).isEqualTo(term.termName());
+      assertThat(CostTerm.named(term.termName())).contains(term);
+    }
+    assertThat(CostTerm.named("load")).as("former name").isEmpty();
   }
 
   @Test
@@ -71,7 +80,7 @@ class CostTermsTest {
   void loadIsAdapterPlusKvTransfer() {
     CandidateView v = CandidateView.newBuilder().adapterLoadMillis(800).kvTransferMillis(95).build();
 
-    assertThat(CostTerms.load().costMillis(R, v)).isEqualTo(895.0);
+    assertThat(CostTerms.transfer().costMillis(R, v)).isEqualTo(895.0);
   }
 
   @ParameterizedTest(name = "free {0} tokens, matched {1} -> {2} ms")

@@ -161,10 +161,10 @@ class GoldenVectorsTest {
     RoutingDecision d = router.route(request("p-1", doc).adapter("sql-lora").build());
 
     CostBreakdown r1 = policy.estimates.get("R1");
-    assertThat(r1.millis("load").getAsDouble()).isCloseTo(800.0, EXACT);
+    assertThat(r1.millis("transfer").getAsDouble()).isCloseTo(800.0, EXACT);
     assertThat(r1.totalMillis()).isCloseTo(0 + 240 + 800.0, EXACT).isCloseTo(1_040.0, EXACT);
-    assertThat(policy.estimates.get("R0").millis("load").getAsDouble()).isZero();
-    assertThat(policy.estimates.get("R2").millis("load").getAsDouble()).isZero();
+    assertThat(policy.estimates.get("R0").millis("transfer").getAsDouble()).isZero();
+    assertThat(policy.estimates.get("R2").millis("transfer").getAsDouble()).isZero();
     assertThat(policy.estimates.values()).allSatisfy(
         c -> assertThat(c.totalMillis()).isLessThanOrEqualTo(r1.totalMillis()));
     assertThat(policy.estimates.get("R0").totalMillis()).isLessThan(r1.totalMillis());

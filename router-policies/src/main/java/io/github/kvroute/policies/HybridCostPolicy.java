@@ -6,8 +6,11 @@ import io.github.kvroute.api.RejectReason;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.CostTerm;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The default: place each request where its estimated time to first token is least, counting waiting,
@@ -22,15 +25,19 @@ import java.util.Map;
  * R2 = 100 + 120 = 220, so R2 wins; cache-only would pick R0 and least-queue R1. Preble (ICLR 2025)
  * makes the same argument: prefix reuse and load must be optimised together.
  *
- * <p>The ranking adds the externalities to the predicted TTFT; the decision carries the predicted TTFT
- * alone, because that is what admission compares with the request's deadline.
+ * <p>The ranking score is the weighted terms plus the externalities; the decision carries the
+ * predicted TTFT (the unweighted estimate) as its {@linkplain RoutingDecision#cost() cost}, because that
+ * is what admission compares with the request's deadline, and the ranking score apart as its
+ * {@linkplain RoutingDecision#score() score}. Weights are keyed by {@link CostTerm}; a host's own
+ * scorer (no constant) is weighted 1.
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
  *
  * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the prefill
- * replica is the one with the least weighted cost; the decode replica the one with the least KV
- * transfer plus KV-pressure cost; the decision's cost is the prefill cost plus the decode side's.
+ * replica is the one with the least weighted cost; the decode replica the one with the least weighted
+ * transfer plus KV-pressure cost; the decision's cost is the prefill side's predicted TTFT plus the
+ * decode side's transfer and KV pressure, its score the same sum weighted.
  *
  * <p>Stale telemetry: with {@code stale=exclude}, candidates whose reports are older than the router's
  * staleness limit are skipped while fresher ones exist; with none fresh the request is rejected
@@ -55,12 +62,13 @@ final class HybridCostPolicy implements RoutingPolicy {
     }
   }
 
-  private final Map<String, Double> weights;
+  /** Only the weights other than 1; empty means "minimise predicted TTFT". */
+  private final Map<CostTerm, Double> weights;
   private final boolean excludeStale;
   private final Externality externality;
 
-  HybridCostPolicy(Map<String, Double> weights, boolean excludeStale, Externality externality) {
-    this.weights = Map.copyOf(weights);
+  HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality) {
+    this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
     this.externality = externality;
   }
@@ -93,7 +101,7 @@ final class HybridCostPolicy implements RoutingPolicy {
         continue;
       }
       double ms = weights.isEmpty() ? context.estimateMillis(c)
-          : weighted(context.estimate(c)).totalMillis();
+          : weightedMillis(context.estimate(c));
       if (externality.pollution) {
         ms += Externalities.pollutionMillis(context.request(), c);
       }
@@ -113,27 +121,35 @@ final class HybridCostPolicy implements RoutingPolicy {
         }
       }
     }
-    return RoutingDecision.routed(best, weighted(context.estimate(best)));
+    return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
   }
 
   private RoutingDecision routePair(RoutingContext context) {
     CandidateView prefill = null;
     CostBreakdown prefillCost = null;
+    double prefillScore = Double.POSITIVE_INFINITY;
     for (CandidateView c : context.prefillCandidates()) {
-      CostBreakdown cost = weighted(context.estimate(c));
-      if (prefillCost == null || cost.totalMillis() < prefillCost.totalMillis()) {
+      CostBreakdown cost = context.estimate(c);
+      double score = weightedMillis(cost);
+      if (prefillCost == null || score < prefillScore) {
         prefill = c;
         prefillCost = cost;
+        prefillScore = score;
       }
     }
     CandidateView decode = null;
-    double decodeMillis = Double.POSITIVE_INFINITY;
+    double decodeMillis = 0;
+    double decodeScore = Double.POSITIVE_INFINITY;
     for (CandidateView c : context.decodeCandidates()) {
       CostBreakdown e = context.estimate(c);
-      double ms = weight("load") * e.millis("load").orElse(0) + weight("kv") * e.millis("kv").orElse(0);
-      if (ms < decodeMillis) {
+      double transfer = e.millis(CostTerm.TRANSFER.termName()).orElse(0);
+      double pressure = e.millis(CostTerm.KV_PRESSURE.termName()).orElse(0);
+      double score =
+          weight(CostTerm.TRANSFER) * transfer + weight(CostTerm.KV_PRESSURE) * pressure;
+      if (score < decodeScore) {
         decode = c;
-        decodeMillis = ms;
+        decodeMillis = transfer + pressure;
+        decodeScore = score;
       }
     }
     CostBreakdown.Builder b = CostBreakdown.newBuilder();
@@ -141,21 +157,24 @@ final class HybridCostPolicy implements RoutingPolicy {
       b.add("prefill-side " + prefillCost.term(i), prefillCost.millis(i));
     }
     b.add("decode-side", decodeMillis);
-    return RoutingDecision.routedPair(prefill, decode, b.build());
+    return RoutingDecision.routedPair(prefill, decode, b.build())
+        .withScore(prefillScore + decodeScore);
   }
 
-  private CostBreakdown weighted(CostBreakdown raw) {
+  /** The weighted total of {@code raw}: the ranking's term part. */
+  private double weightedMillis(CostBreakdown raw) {
     if (weights.isEmpty()) {
-      return raw;
+      return raw.totalMillis();
     }
-    CostBreakdown.Builder b = CostBreakdown.newBuilder();
+    double total = 0;
     for (int i = 0; i < raw.size(); i++) {
-      b.add(raw.term(i), weight(raw.term(i)) * raw.millis(i));
+      Optional<CostTerm> term = CostTerm.named(raw.term(i));
+      total += (term.isPresent() ? weight(term.get()) : 1.0) * raw.millis(i);
     }
-    return b.build();
+    return total;
   }
 
-  private double weight(String term) {
+  private double weight(CostTerm term) {
     return weights.getOrDefault(term, 1.0);
   }
 

@@ -5,8 +5,8 @@ import io.github.kvroute.api.PolicyConfig;
 import io.github.kvroute.api.PolicyEnvironment;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.RoutingPolicyProvider;
-import java.util.HashMap;
-import java.util.List;
+import io.github.kvroute.core.CostTerm;
+import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -14,15 +14,21 @@ import java.util.Set;
 /**
  * Provides {@code hybrid-cost}, the default policy.
  *
- * <p>Options: {@code queue_weight}, {@code prefill_weight}, {@code step_weight}, {@code load_weight},
- * {@code risk_weight}, {@code kv_weight} (each in [0, 100], default 1: minimise predicted TTFT);
- * {@code externality} ({@code pollution} (default), {@code queueing}, {@code all} or {@code none}: what
- * the placement costs other requests, added to the ranking); {@code stale} ({@code penalize} or
- * {@code exclude}, default {@code penalize}).
+ * <p>Options: {@code <term>_weight} for every standard {@link CostTerm} ({@code queue_weight},
+ * {@code prefill_weight}, {@code step_weight}, {@code transfer_weight}, {@code risk_weight},
+ * {@code kv_pressure_weight}; each in [0, 100], default 1: minimise predicted TTFT; the weights shape
+ * the ranking, never the predicted TTFT the decision carries); {@code externality} ({@code pollution}
+ * (default), {@code queueing}, {@code all} or {@code none}: what the placement costs other requests,
+ * added to the ranking); {@code stale} ({@code penalize} or {@code exclude}, default
+ * {@code penalize}).
+ *
+ * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
+ * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
  */
 public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
-  private static final List<String> TERMS =
-      List.of("queue", "prefill", "step", "load", "risk", "kv");
+  /** Former option names, still accepted. */
+  private static final Map<CostTerm, String> DEPRECATED_ALIASES =
+      Map.of(CostTerm.TRANSFER, "load_weight", CostTerm.KV_PRESSURE, "kv_weight");
 
   @Override
   public String policyName() {
@@ -31,17 +37,28 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
 
   @Override
   public String description() {
-    return "least predicted TTFT: queue + missing-prefix prefill + adapter/KV load + staleness risk";
+    return "least predicted TTFT: queue + missing-prefix prefill + adapter/KV transfer + staleness risk";
   }
 
   @Override
   public ConfigOrError<RoutingPolicy> newPolicy(
       Map<String, String> config, PolicyEnvironment environment) {
     PolicyConfig c = PolicyConfig.of(config);
-    Map<String, Double> weights = new HashMap<>();
-    for (String term : TERMS) {
-      double w = c.doubleIn(term + "_weight", 1.0, 0, 100);
-      if (w != 1.0) {
+    Map<CostTerm, Double> weights = new EnumMap<>(CostTerm.class);
+    for (CostTerm term : CostTerm.values()) {
+      String key = optionName(term);
+      double w = c.doubleIn(key, Double.NaN, 0, 100);
+      String alias = DEPRECATED_ALIASES.get(term);
+      if (alias != null) {
+        double old = c.doubleIn(alias, Double.NaN, 0, 100);
+        if (!Double.isNaN(old) && !Double.isNaN(w)) {
+          c.addError(alias + ": " + config.get(alias) + " (expected: unset when " + key
+              + " is set; it is that option's deprecated name)");
+        } else if (!Double.isNaN(old)) {
+          w = old;
+        }
+      }
+      if (!Double.isNaN(w) && w != 1.0) {
         weights.put(term, w);
       }
     }
@@ -50,5 +67,10 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
         c.oneOf("externality", "pollution", Set.of("none", "pollution", "queueing", "all"))
             .toUpperCase(Locale.ROOT));
     return c.finish(() -> new HybridCostPolicy(weights, exclude, externality));
+  }
+
+  /** The weight option of {@code term}, for example {@code kv_pressure_weight}. */
+  static String optionName(CostTerm term) {
+    return term.termName() + "_weight";
   }
 }

@@ -148,7 +148,7 @@ class HybridCostGoldenTest {
     RoutingDecision d = route(onlyR1, doc, "sql-lora");
     assertThat(d.replicaId()).isEqualTo("R1");
     assertThat(d.cost().totalMillis()).isCloseTo(0 + 240 + 800, EXACT);
-    assertThat(d.cost().millis("load").getAsDouble()).isCloseTo(800, EXACT);
+    assertThat(d.cost().millis("transfer").getAsDouble()).isCloseTo(800, EXACT);
   }
 
   // ------------------------------------------------------------------------------------- ties

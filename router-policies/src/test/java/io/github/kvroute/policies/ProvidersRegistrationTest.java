@@ -79,8 +79,8 @@ class ProvidersRegistrationTest {
 
   static Stream<Arguments> badOptions() {
     String hybridKeys =
-        "[externality, kv_weight, load_weight, prefill_weight, queue_weight, risk_weight, stale,"
-            + " step_weight]";
+        "[externality, kv_pressure_weight, kv_weight, load_weight, prefill_weight, queue_weight,"
+            + " risk_weight, stale, step_weight, transfer_weight]";
     return Stream.of(
         Arguments.of("hybrid-cost", Map.of("queue_weight", "200"),
             "queue_weight: 200 (expected: a number in [0, 100])"),

@@ -1,0 +1,53 @@
+package io.github.kvroute.core;
+
+import java.util.Optional;
+
+/**
+ * The identity of each standard cost term: the name it carries in a
+ * {@link io.github.kvroute.api.CostBreakdown}, and the key a policy weights it by. {@link CostTerms}
+ * builds the scorer of each constant with an exhaustive switch, so a new term cannot exist without
+ * its scorer, and a policy that iterates {@link #values()} (hybrid-cost's {@code <term>_weight}
+ * options) offers a weight for it without being edited.
+ *
+ * <p>Host-supplied scorers ({@code Router.Builder.costTerms}) have names of their own and no constant.
+ */
+public enum CostTerm {
+  /** Waiting before prefill starts. */
+  QUEUE("queue"),
+  /** Recomputing the prompt the replica does not hold. */
+  PREFILL("prefill"),
+  /** Waiting on the running batch's decode steps. */
+  STEP("step"),
+  /** Moving state before the first token: adapter load and, for disaggregated decode, KV transfer. */
+  TRANSFER("transfer"),
+  /** Trusting a stale report. */
+  RISK("risk"),
+  /** Preemption when the request's KV would not fit. */
+  KV_PRESSURE("kv_pressure");
+
+  private final String termName;
+
+  CostTerm(String termName) {
+    this.termName = termName;
+  }
+
+  /** The name in breakdowns and options, for example {@code kv_pressure}. */
+  public String termName() {
+    return termName;
+  }
+
+  /** The standard term with {@code termName}, if any. */
+  public static Optional<CostTerm> named(String termName) {
+    for (CostTerm t : values()) {
+      if (t.termName.equals(termName)) {
+        return Optional.of(t);
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public String toString() {
+    return termName;
+  }
+}
