@@ -1,5 +1,7 @@
 package io.github.kvroute.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 /**
  * This router's own books for one replica: what it has in flight there, and what it sent after the
  * replica's last report was observed.
@@ -34,25 +36,42 @@ package io.github.kvroute.core;
  * different replicas never contend).
  */
 final class DispatchLedger {
+  @GuardedBy("this")
   private int inFlightRequests;
   /** In-flight sends whose first token the host has not reported yet. */
+  @GuardedBy("this")
   private int prefillsPending;
+  @GuardedBy("this")
   private long inFlightTokens;
+  @GuardedBy("this")
   private long inFlightPromptTokens;
+  @GuardedBy("this")
   private Lease head;
+  @GuardedBy("this")
   private Lease tail;
+  @GuardedBy("this")
   private int sinceCount;
+  @GuardedBy("this")
   private long sinceOutstandingTokens;
+  @GuardedBy("this")
   private long sinceKvTokens;
+  @GuardedBy("this")
   private double baseQueueMillis;
+  @GuardedBy("this")
   private long baseAtNanos;
+  @GuardedBy("this")
   private double queueAtLast;
+  @GuardedBy("this")
   private long lastNanos;
+  @GuardedBy("this")
   private long dispatchedTotal;
   /** Dispatch times of the latest sends (a ring indexed by the send count), to count sends by a time. */
+  @GuardedBy("this")
   private final long[] sendTimes = new long[1024];
   /** How many times each own send counts in the replay: {@code 1 + peers}. */
+  @GuardedBy("this")
   private double sendWeight = 1.0;
+  @GuardedBy("this")
   private final RateEstimator ownRate = new RateEstimator(10.0);
 
   /** What a view needs, copied out under the lock. */

@@ -35,6 +35,7 @@ final class Fleet {
 
   private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
   private final Cache<String, Long> removedEpochs;
+  /** Replaced (never mutated) while holding this fleet's monitor; read lock-free by decisions. */
   private volatile ReplicaEntry[] members = new ReplicaEntry[0];
 
   private final PrefixIndex index;

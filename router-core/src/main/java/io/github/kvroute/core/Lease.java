@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.RequestRef;
 
 /**
@@ -26,14 +27,23 @@ final class Lease {
   volatile IndexStore.Insert insert;
   volatile boolean probe;
 
-  // DispatchLedger list, guarded by the ledger
+  // DispatchLedger list, guarded by the ledger that holds the lease
+  @GuardedBy("ledger")
   Lease prev;
+  @GuardedBy("ledger")
   Lease next;
+  @GuardedBy("ledger")
   boolean sinceSnapshot;
+  /** Set by the ledger under its own lock when the lease joins its list. */
   DispatchLedger ledger;
   /** The host saw its first token: its prefill work has left the queue. */
+  @GuardedBy("ledger")
   boolean firstToken;
-  /** Every earlier send of this router to the replica had its first token when this one left. */
+  /**
+   * Every earlier send of this router to the replica had its first token when this one left. Written
+   * under the ledger's lock at dispatch; read by feedback after the ledger's release, which takes the
+   * same lock.
+   */
   boolean dispatchedIdle;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,

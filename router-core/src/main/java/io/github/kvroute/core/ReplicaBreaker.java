@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.BreakerState;
 
 /**
@@ -20,12 +21,19 @@ final class ReplicaBreaker {
   private final BreakerConfig config;
   private final Transitions transitions;
   private volatile BreakerState state = BreakerState.CLOSED;
+  @GuardedBy("this")
   private long window;
+  @GuardedBy("this")
   private int windowCount;
+  @GuardedBy("this")
   private int windowHead;
+  @GuardedBy("this")
   private int consecutive;
+  @GuardedBy("this")
   private long openedAtNanos;
+  @GuardedBy("this")
   private int probesInFlight;
+  @GuardedBy("this")
   private int probeSuccesses;
 
   ReplicaBreaker(BreakerConfig config, Transitions transitions) {

@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 
@@ -7,16 +8,26 @@ import io.github.kvroute.api.ReplicaState;
  * Everything the router holds about one replica id across its epochs: the latest report, the prefix
  * index slot, this router's books, calibration and breaker.
  *
- * <p>Thread-safety: report fields are volatile and written while holding the entry's monitor (by
- * {@link Fleet}); the ledger, calibration and breaker guard themselves.
+ * <p>Thread-safety: three kinds of field, grouped below.
+ *
+ * <ul>
+ *   <li><b>Fixed and self-guarding:</b> {@link #id} and {@link #slot} never change; the
+ *       {@link #ledger}, {@link #calibration} and {@link #breaker} guard their own state.
+ *   <li><b>Published:</b> volatile, written only while holding this entry's monitor (by
+ *       {@link Fleet} and {@link CapacityMirror}), read without it by decisions. A decision may see one
+ *       report's fields with another's; each field is read once per decision.
+ *   <li><b>Writers' own:</b> plain fields read and written only under this entry's monitor.
+ * </ul>
  */
 final class ReplicaEntry {
+  // fixed and self-guarding
   final String id;
   final int slot;
   final DispatchLedger ledger = new DispatchLedger();
   final Calibration calibration = new Calibration();
   final ReplicaBreaker breaker;
 
+  // published: volatile, written under this entry's monitor, read lock-free
   volatile int indexGeneration;
   volatile long epoch = -1;
   volatile ReplicaSnapshot snapshot;
@@ -25,21 +36,28 @@ final class ReplicaEntry {
   /** Fed by KV events in the current epoch: the router stops inserting guesses. */
   volatile boolean exact;
   volatile boolean removed;
+  /** Other routers' arrival rate measured from the received-requests counter; NaN until measured. */
   volatile double unseenRatePerSecond;
+  /** The capacity last sent to the index (reported or default, times the scale); -1 before. */
+  volatile long mirroredCapacityBlocks = -1;
+
+  // writers' own: under this entry's monitor only
   /** The KV capacity the replica last reported, in index blocks; -1 when it has not. */
-  volatile long capacityBlocks = -1;
+  @GuardedBy("this")
+  long capacityBlocks = -1;
   /**
    * How much of that capacity the index mirror assumes the replica really keeps for this router's
    * prompts, in (0, 1]: lowered when outcomes show the mirror believed in blocks the replica had
    * already evicted (other routers' traffic, engine-side eviction), recovered slowly when they agree.
    */
+  @GuardedBy("this")
   double capacityScale = 1.0;
-  /** The capacity last sent to the index (reported or default, times the scale). */
-  long mirroredCapacityBlocks = -1;
-
-  // foreign-rate estimation from the replica's received-requests counter (under the entry monitor)
+  // foreign-rate estimation from the replica's received-requests counter
+  @GuardedBy("this")
   long previousReceivedTotal = -1;
+  @GuardedBy("this")
   long previousObservedAtNanos;
+  @GuardedBy("this")
   long previousOwnTotal;
 
   ReplicaEntry(String id, int slot, int indexGeneration, ReplicaBreaker.Transitions transitions,

@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkNotNull;
 import static com.google.common.base.Preconditions.checkState;
 
 import com.google.common.collect.ImmutableList;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.ConfigOrError;
 import io.github.kvroute.api.KvEvent;
@@ -61,8 +62,13 @@ import java.util.Set;
  * sources) are contained: an exception is logged once and a safe fallback is used.
  *
  * <p>Thread-safety: thread-safe. {@link #route} is meant to be called concurrently from request threads
- * while telemetry, KV events and outcomes arrive on others; it takes no exclusive lock on shared state
- * (it synchronizes briefly on the chosen replica's books only).
+ * while telemetry, KV events and outcomes arrive on others. It takes no router-wide lock: the
+ * membership is one volatile read and the prefix-index walk is lock-free. It does take short
+ * per-replica locks: each candidate's books (its dispatch ledger) are copied under that replica's lock,
+ * so a decision over N candidates takes N brief locks, one after another; a half-open breaker is
+ * locked to reserve a probe; the chosen replica's books are locked again to record the send; and a
+ * routing thread applies pending index writes only when it wins the index's {@code tryLock}, never
+ * waiting for it. Routes contend only when they touch the same replica's books at the same moment.
  */
 public final class Router implements TelemetrySink, AutoCloseable {
   private final String policyName;
@@ -75,6 +81,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private final Fleet fleet;
   private final Feedback feedback;
   private final DecisionPipeline pipeline;
+  @GuardedBy("subscriptions")
   private final List<AutoCloseable> subscriptions = new ArrayList<>();
   private final Ticker ticker;
 
@@ -257,7 +264,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
       try {
         AutoCloseable handle = source.subscribe(this);
         if (handle != null) {
-          subscriptions.add(handle);
+          synchronized (subscriptions) {
+            subscriptions.add(handle);
+          }
         }
       } catch (RuntimeException e) {
         guard.failed("telemetry source", e);
