@@ -144,8 +144,19 @@ public interface CandidateView {
     return new Builder();
   }
 
-  /** Builds an immutable {@link CandidateView}. Not thread-safe. */
+  /** Builds an immutable {@link CandidateView}. Not thread-safe; each option may be set once. */
   final class Builder {
+    /** This builder's options, each set once ({@link Checks#once}). */
+    private enum Option {
+      REPLICA_ID, EPOCH, ROLE, SNAPSHOT, SNAPSHOT_AGE_MILLIS, TELEMETRY_STALE, IN_FLIGHT,
+      DISPATCHED_SINCE_SNAPSHOT, ESTIMATED_QUEUE_MILLIS, QUEUE_UNCERTAINTY_MILLIS,
+      CALIBRATED_QUEUE_MILLIS, ESTIMATED_OUTSTANDING_TOKENS, MATCHED, CACHE, PREFILL,
+      ADAPTER_LOAD_MILLIS, KV_TRANSFER_MILLIS, KV_UTILIZATION, FREE_KV_TOKENS,
+      UNSEEN_ARRIVALS_PER_SECOND, ARRIVALS_PER_SECOND, MEAN_REQUEST_COST_MILLIS,
+      CACHE_HIT_RELIABILITY
+    }
+
+    private long set;
     String replicaId = "replica";
     long epoch;
     ReplicaRole role = ReplicaRole.MIXED;
@@ -178,31 +189,37 @@ public interface CandidateView {
     Builder() {}
 
     public Builder replicaId(String v) {
+      set = Checks.once(set, Option.REPLICA_ID);
       replicaId = Checks.notBlank(v, "replicaId");
       return this;
     }
 
     public Builder epoch(long v) {
+      set = Checks.once(set, Option.EPOCH);
       epoch = Checks.atLeast(v, 0L, "epoch");
       return this;
     }
 
     public Builder role(ReplicaRole v) {
+      set = Checks.once(set, Option.ROLE);
       role = Checks.notNull(v, "role");
       return this;
     }
 
     public Builder snapshot(ReplicaSnapshot v) {
+      set = Checks.once(set, Option.SNAPSHOT);
       snapshot = Checks.notNull(v, "snapshot");
       return this;
     }
 
     public Builder snapshotAgeMillis(double v) {
+      set = Checks.once(set, Option.SNAPSHOT_AGE_MILLIS);
       snapshotAgeMillis = Checks.nonNegativeFinite(v, "snapshotAgeMillis");
       return this;
     }
 
     public Builder telemetryStale(boolean v) {
+      set = Checks.once(set, Option.TELEMETRY_STALE);
       telemetryStale = v;
       return this;
     }
@@ -214,6 +231,7 @@ public interface CandidateView {
 
     /** In-flight requests, their prompt plus planned output tokens, and their prompt tokens. */
     public Builder inFlight(int requests, long tokens, long promptTokens) {
+      set = Checks.once(set, Option.IN_FLIGHT);
       inFlightRequests = Checks.atLeast(requests, 0, "inFlightRequests");
       inFlightTokens = Checks.atLeast(tokens, 0L, "inFlightTokens");
       Checks.atLeast(promptTokens, 0L, "inFlightPromptTokens");
@@ -224,33 +242,39 @@ public interface CandidateView {
     }
 
     public Builder dispatchedSinceSnapshot(int v) {
+      set = Checks.once(set, Option.DISPATCHED_SINCE_SNAPSHOT);
       dispatchedSinceSnapshot = Checks.atLeast(v, 0, "dispatchedSinceSnapshot");
       return this;
     }
 
     public Builder estimatedQueueMillis(double v) {
+      set = Checks.once(set, Option.ESTIMATED_QUEUE_MILLIS);
       estimatedQueueMillis = Checks.nonNegativeFinite(v, "estimatedQueueMillis");
       return this;
     }
 
     public Builder queueUncertaintyMillis(double v) {
+      set = Checks.once(set, Option.QUEUE_UNCERTAINTY_MILLIS);
       queueUncertaintyMillis = Checks.nonNegativeFinite(v, "queueUncertaintyMillis");
       return this;
     }
 
     /** Defaults to {@link #estimatedQueueMillis(double)}'s value. */
     public Builder calibratedQueueMillis(double v) {
+      set = Checks.once(set, Option.CALIBRATED_QUEUE_MILLIS);
       calibratedQueueMillis = Checks.nonNegativeFinite(v, "calibratedQueueMillis");
       return this;
     }
 
     public Builder estimatedOutstandingTokens(long v) {
+      set = Checks.once(set, Option.ESTIMATED_OUTSTANDING_TOKENS);
       estimatedOutstandingTokens = Checks.atLeast(v, 0L, "estimatedOutstandingTokens");
       return this;
     }
 
     /** Matched prefix, in blocks and in tokens. */
     public Builder matched(int blocks, int tokens) {
+      set = Checks.once(set, Option.MATCHED);
       matchedBlocks = Checks.atLeast(blocks, 0, "matchedBlocks");
       matchedTokens = Checks.atLeast(tokens, 0, "matchedTokens");
       return this;
@@ -258,6 +282,7 @@ public interface CandidateView {
 
     /** Blocks the prefix cache is believed to hold, and its capacity in blocks. */
     public Builder cache(long cachedBlocks, long capacityBlocks) {
+      set = Checks.once(set, Option.CACHE);
       this.cachedBlocks = Checks.atLeast(cachedBlocks, 0L, "cachedBlocks");
       this.cacheCapacityBlocks = Checks.atLeast(capacityBlocks, 1L, "cacheCapacityBlocks");
       return this;
@@ -265,48 +290,57 @@ public interface CandidateView {
 
     /** The prefill cost here; default {@link DefaultPrefillCost}'s, the router's own default. */
     public Builder prefill(double overheadMillis, double millisPerToken) {
+      set = Checks.once(set, Option.PREFILL);
       prefillOverheadMillis = Checks.nonNegativeFinite(overheadMillis, "prefillOverheadMillis");
       prefillMillisPerToken = Checks.nonNegativeFinite(millisPerToken, "prefillMillisPerToken");
       return this;
     }
 
     public Builder adapterLoadMillis(double v) {
+      set = Checks.once(set, Option.ADAPTER_LOAD_MILLIS);
       adapterLoadMillis = Checks.nonNegativeFinite(v, "adapterLoadMillis");
       return this;
     }
 
     public Builder kvTransferMillis(double v) {
+      set = Checks.once(set, Option.KV_TRANSFER_MILLIS);
       kvTransferMillis = Checks.nonNegativeFinite(v, "kvTransferMillis");
       return this;
     }
 
     public Builder kvUtilization(double v) {
+      set = Checks.once(set, Option.KV_UTILIZATION);
       Checks.argument(v >= 0 && v <= 1, "kvUtilization", v, "in [0, 1]");
       kvUtilization = OptionalDouble.of(v);
       return this;
     }
 
     public Builder freeKvTokens(long v) {
+      set = Checks.once(set, Option.FREE_KV_TOKENS);
       freeKvTokens = OptionalLong.of(Checks.atLeast(v, 0L, "freeKvTokens"));
       return this;
     }
 
     public Builder unseenArrivalsPerSecond(double v) {
+      set = Checks.once(set, Option.UNSEEN_ARRIVALS_PER_SECOND);
       unseenArrivalsPerSecond = Checks.nonNegativeFinite(v, "unseenArrivalsPerSecond");
       return this;
     }
 
     public Builder arrivalsPerSecond(double v) {
+      set = Checks.once(set, Option.ARRIVALS_PER_SECOND);
       arrivalsPerSecond = Checks.nonNegativeFinite(v, "arrivalsPerSecond");
       return this;
     }
 
     public Builder meanRequestCostMillis(double v) {
+      set = Checks.once(set, Option.MEAN_REQUEST_COST_MILLIS);
       meanRequestCostMillis = Checks.nonNegativeFinite(v, "meanRequestCostMillis");
       return this;
     }
 
     public Builder cacheHitReliability(double v) {
+      set = Checks.once(set, Option.CACHE_HIT_RELIABILITY);
       Checks.argument(v >= 0 && v <= 1, "cacheHitReliability", v, "in [0, 1]");
       cacheHitReliability = v;
       return this;

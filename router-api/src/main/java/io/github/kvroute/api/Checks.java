@@ -72,10 +72,36 @@ final class Checks {
     }
   }
 
-  /** Builders whose options are set once: a second call is a programming error. */
-  static void unset(boolean alreadySet, String option) {
-    if (alreadySet) {
-      throw new IllegalStateException(option + ": already set (expected: each builder option set once)");
+  /**
+   * "Each option set once", the one way every builder of this module tracks it: a bit per constant of
+   * the builder's private option enum in a {@code long}, so a builder allocates nothing for it.
+   * Returns {@code set} with {@code option}'s bit; a second call for the same option is a programming
+   * error. Call it after the option's value has been checked, so a rejected value leaves the option
+   * unset.
+   *
+   * @throws IllegalStateException naming the option in lower camel case ({@code MAX_OUTPUT_TOKENS}:
+   *     {@code maxOutputTokens})
+   */
+  static long once(long set, Enum<?> option) {
+    long bit = 1L << option.ordinal();
+    if ((set & bit) != 0) {
+      throw new IllegalStateException(
+          lowerCamel(option.name()) + ": already set (expected: each builder option set once)");
     }
+    return set | bit;
+  }
+
+  private static String lowerCamel(String upperSnake) {
+    StringBuilder b = new StringBuilder(upperSnake.length());
+    boolean upper = false;
+    for (char c : upperSnake.toCharArray()) {
+      if (c == '_') {
+        upper = true;
+      } else {
+        b.append(upper ? c : Character.toLowerCase(c));
+        upper = false;
+      }
+    }
+    return b.toString();
   }
 }

@@ -100,12 +100,17 @@ public final class Outcome {
 
   /** Builds an {@link Outcome}. Not thread-safe; each option may be set once. */
   public static final class Builder {
+    /** This builder's options, each set once ({@link Checks#once}). */
+    private enum Option {
+      REQUEST_ID, ATTEMPT, REPLICA_ID, EPOCH, STATUS, QUEUE_TIME, CACHED_TOKENS, TTFT,
+      OUTPUT_TOKENS
+    }
+
+    private long set;
     private String requestId;
     private int attempt = 1;
-    private boolean attemptSet;
     private String replicaId;
     private long epoch;
-    private boolean epochSet;
     private OutcomeStatus status;
     private Duration queueTime;
     private OptionalInt cachedTokens = OptionalInt.empty();
@@ -116,61 +121,59 @@ public final class Outcome {
 
     /** Required. */
     public Builder requestId(String requestId) {
-      Checks.unset(this.requestId != null, "requestId");
+      set = Checks.once(set, Option.REQUEST_ID);
       this.requestId = Checks.notBlank(requestId, "requestId");
       return this;
     }
 
     /** Defaults to 1. */
     public Builder attempt(int attempt) {
-      Checks.unset(attemptSet, "attempt");
+      set = Checks.once(set, Option.ATTEMPT);
       this.attempt = Checks.atLeast(attempt, 1, "attempt");
-      attemptSet = true;
       return this;
     }
 
     /** Required. */
     public Builder replicaId(String replicaId) {
-      Checks.unset(this.replicaId != null, "replicaId");
+      set = Checks.once(set, Option.REPLICA_ID);
       this.replicaId = Checks.notBlank(replicaId, "replicaId");
       return this;
     }
 
     /** Defaults to 0. */
     public Builder epoch(long epoch) {
-      Checks.unset(epochSet, "epoch");
+      set = Checks.once(set, Option.EPOCH);
       this.epoch = Checks.atLeast(epoch, 0L, "epoch");
-      epochSet = true;
       return this;
     }
 
     /** Required. */
     public Builder status(OutcomeStatus status) {
-      Checks.unset(this.status != null, "status");
+      set = Checks.once(set, Option.STATUS);
       this.status = Checks.notNull(status, "status");
       return this;
     }
 
     public Builder queueTime(Duration queueTime) {
-      Checks.unset(this.queueTime != null, "queueTime");
+      set = Checks.once(set, Option.QUEUE_TIME);
       this.queueTime = Checks.nonNegative(queueTime, "queueTime");
       return this;
     }
 
     public Builder cachedTokens(int cachedTokens) {
-      Checks.unset(this.cachedTokens.isPresent(), "cachedTokens");
+      set = Checks.once(set, Option.CACHED_TOKENS);
       this.cachedTokens = OptionalInt.of(Checks.atLeast(cachedTokens, 0, "cachedTokens"));
       return this;
     }
 
     public Builder ttft(Duration ttft) {
-      Checks.unset(this.ttft != null, "ttft");
+      set = Checks.once(set, Option.TTFT);
       this.ttft = Checks.nonNegative(ttft, "ttft");
       return this;
     }
 
     public Builder outputTokens(int outputTokens) {
-      Checks.unset(this.outputTokens.isPresent(), "outputTokens");
+      set = Checks.once(set, Option.OUTPUT_TOKENS);
       this.outputTokens = OptionalInt.of(Checks.atLeast(outputTokens, 0, "outputTokens"));
       return this;
     }

@@ -295,14 +295,20 @@ public final class ReplicaSnapshot {
 
   /** Builds a {@link ReplicaSnapshot}. Not thread-safe; each option may be set once. */
   public static final class Builder {
+    /** This builder's options, each set once ({@link Checks#once}). */
+    private enum Option {
+      REPLICA_ID, EPOCH, OBSERVED_AT_NANOS, STATE, ROLE, MODEL, MODEL_VERSION, WAITING_REQUESTS,
+      RUNNING_REQUESTS, QUEUED_PREFILL_TOKENS, OUTSTANDING_DECODE_TOKENS, KV_BLOCKS, KV_BLOCK_SIZE_TOKENS,
+      RESIDENT_ADAPTERS, LOADABLE_ADAPTERS, PREFILL_TOKENS_PER_SECOND, DECODE_STEP_MILLIS,
+      ESTIMATED_QUEUE_DELAY_MILLIS, REQUESTS_RECEIVED_TOTAL
+    }
+
+    private long set;
     private String replicaId;
     private long epoch;
-    private boolean epochSet;
     private OptionalLong observedAtNanos = OptionalLong.empty();
     private ReplicaState state = ReplicaState.READY;
-    private boolean stateSet;
     private ReplicaRole role = ReplicaRole.MIXED;
-    private boolean roleSet;
     private String model;
     private String modelVersion;
     private OptionalInt waitingRequests = OptionalInt.empty();
@@ -313,7 +319,6 @@ public final class ReplicaSnapshot {
     private OptionalLong kvBlocksTotal = OptionalLong.empty();
     private OptionalInt kvBlockSizeTokens = OptionalInt.empty();
     private Set<String> residentAdapters = Set.of();
-    private boolean residentSet;
     private Set<String> loadableAdapters;
     private OptionalDouble prefillTokensPerSecond = OptionalDouble.empty();
     private OptionalDouble decodeStepMillis = OptionalDouble.empty();
@@ -334,75 +339,72 @@ public final class ReplicaSnapshot {
 
     /** Required. */
     public Builder replicaId(String replicaId) {
-      Checks.unset(this.replicaId != null, "replicaId");
+      set = Checks.once(set, Option.REPLICA_ID);
       this.replicaId = Checks.notBlank(replicaId, "replicaId");
       return this;
     }
 
     /** Defaults to 0. */
     public Builder epoch(long epoch) {
-      Checks.unset(epochSet, "epoch");
+      set = Checks.once(set, Option.EPOCH);
       this.epoch = Checks.atLeast(epoch, 0L, "epoch");
-      this.epochSet = true;
       return this;
     }
 
     public Builder observedAtNanos(long observedAtNanos) {
-      Checks.unset(this.observedAtNanos.isPresent(), "observedAtNanos");
+      set = Checks.once(set, Option.OBSERVED_AT_NANOS);
       this.observedAtNanos = OptionalLong.of(observedAtNanos);
       return this;
     }
 
     /** Defaults to {@link ReplicaState#READY}. */
     public Builder state(ReplicaState state) {
-      Checks.unset(stateSet, "state");
+      set = Checks.once(set, Option.STATE);
       this.state = Checks.notNull(state, "state");
-      this.stateSet = true;
       return this;
     }
 
     /** Defaults to {@link ReplicaRole#MIXED}. */
     public Builder role(ReplicaRole role) {
-      Checks.unset(roleSet, "role");
+      set = Checks.once(set, Option.ROLE);
       this.role = Checks.notNull(role, "role");
-      this.roleSet = true;
       return this;
     }
 
     /** Required. */
     public Builder model(String model) {
-      Checks.unset(this.model != null, "model");
+      set = Checks.once(set, Option.MODEL);
       this.model = Checks.notBlank(model, "model");
       return this;
     }
 
     public Builder modelVersion(String modelVersion) {
-      Checks.unset(this.modelVersion != null, "modelVersion");
+      set = Checks.once(set, Option.MODEL_VERSION);
       this.modelVersion = Checks.notBlank(modelVersion, "modelVersion");
       return this;
     }
 
     public Builder waitingRequests(int waitingRequests) {
-      Checks.unset(this.waitingRequests.isPresent(), "waitingRequests");
+      set = Checks.once(set, Option.WAITING_REQUESTS);
       this.waitingRequests = OptionalInt.of(Checks.atLeast(waitingRequests, 0, "waitingRequests"));
       return this;
     }
 
     public Builder runningRequests(int runningRequests) {
-      Checks.unset(this.runningRequests.isPresent(), "runningRequests");
+      set = Checks.once(set, Option.RUNNING_REQUESTS);
       this.runningRequests = OptionalInt.of(Checks.atLeast(runningRequests, 0, "runningRequests"));
       return this;
     }
 
     public Builder queuedPrefillTokens(long queuedPrefillTokens) {
-      Checks.unset(this.queuedPrefillTokens.isPresent(), "queuedPrefillTokens");
+      set = Checks.once(set, Option.QUEUED_PREFILL_TOKENS);
       this.queuedPrefillTokens =
           OptionalLong.of(Checks.atLeast(queuedPrefillTokens, 0L, "queuedPrefillTokens"));
       return this;
     }
 
     public Builder outstandingDecodeTokens(long outstandingDecodeTokens) {
-      Checks.unset(this.outstandingDecodeTokens.isPresent(), "outstandingDecodeTokens");
+      set = Checks.once(set, Option.OUTSTANDING_DECODE_TOKENS);
       this.outstandingDecodeTokens =
           OptionalLong.of(Checks.atLeast(outstandingDecodeTokens, 0L, "outstandingDecodeTokens"));
       return this;
@@ -410,7 +412,7 @@ public final class ReplicaSnapshot {
 
     /** Used and total engine KV blocks; {@code used <= total}. */
     public Builder kvBlocks(long used, long total) {
-      Checks.unset(kvBlocksTotal.isPresent(), "kvBlocks");
+      set = Checks.once(set, Option.KV_BLOCKS);
       Checks.atLeast(used, 0L, "kvBlocksUsed");
       Checks.atLeast(total, 0L, "kvBlocksTotal");
       Checks.argument(used <= total, "kvBlocksUsed", used, "<= kvBlocksTotal = " + total);
@@ -431,48 +433,47 @@ public final class ReplicaSnapshot {
     }
 
     public Builder kvBlockSizeTokens(int kvBlockSizeTokens) {
-      Checks.unset(this.kvBlockSizeTokens.isPresent(), "kvBlockSizeTokens");
+      set = Checks.once(set, Option.KV_BLOCK_SIZE_TOKENS);
       this.kvBlockSizeTokens = OptionalInt.of(Checks.atLeast(kvBlockSizeTokens, 1, "kvBlockSizeTokens"));
       return this;
     }
 
     public Builder residentAdapters(Set<String> residentAdapters) {
-      Checks.unset(residentSet, "residentAdapters");
+      set = Checks.once(set, Option.RESIDENT_ADAPTERS);
       this.residentAdapters = Set.copyOf(Checks.notNull(residentAdapters, "residentAdapters"));
-      this.residentSet = true;
       return this;
     }
 
     /** Restricts which adapters can be loaded; unset means any. */
     public Builder loadableAdapters(Set<String> loadableAdapters) {
-      Checks.unset(this.loadableAdapters != null, "loadableAdapters");
+      set = Checks.once(set, Option.LOADABLE_ADAPTERS);
       this.loadableAdapters = Set.copyOf(Checks.notNull(loadableAdapters, "loadableAdapters"));
       return this;
     }
 
     public Builder prefillTokensPerSecond(double prefillTokensPerSecond) {
-      Checks.unset(this.prefillTokensPerSecond.isPresent(), "prefillTokensPerSecond");
+      set = Checks.once(set, Option.PREFILL_TOKENS_PER_SECOND);
       this.prefillTokensPerSecond = OptionalDouble.of(
           Checks.positiveFinite(prefillTokensPerSecond, "prefillTokensPerSecond"));
       return this;
     }
 
     public Builder decodeStepMillis(double decodeStepMillis) {
-      Checks.unset(this.decodeStepMillis.isPresent(), "decodeStepMillis");
+      set = Checks.once(set, Option.DECODE_STEP_MILLIS);
       this.decodeStepMillis =
           OptionalDouble.of(Checks.positiveFinite(decodeStepMillis, "decodeStepMillis"));
       return this;
     }
 
     public Builder estimatedQueueDelayMillis(double estimatedQueueDelayMillis) {
-      Checks.unset(this.estimatedQueueDelayMillis.isPresent(), "estimatedQueueDelayMillis");
+      set = Checks.once(set, Option.ESTIMATED_QUEUE_DELAY_MILLIS);
       this.estimatedQueueDelayMillis = OptionalDouble.of(
           Checks.nonNegativeFinite(estimatedQueueDelayMillis, "estimatedQueueDelayMillis"));
       return this;
     }
 
     public Builder requestsReceivedTotal(long requestsReceivedTotal) {
-      Checks.unset(this.requestsReceivedTotal.isPresent(), "requestsReceivedTotal");
+      set = Checks.once(set, Option.REQUESTS_RECEIVED_TOTAL);
       this.requestsReceivedTotal =
           OptionalLong.of(Checks.atLeast(requestsReceivedTotal, 0L, "requestsReceivedTotal"));
       return this;

@@ -203,91 +203,91 @@ public final class Request {
     private Duration ttftBudget;
     private Duration upstreamElapsed = Duration.ZERO;
     private Long arrivalNanos;
-    /** Options already set, one bit each in the order of the setters (no allocation per request). */
-    private int set;
+    /** This builder's options, each set once ({@link Checks#once}: no allocation per request). */
+    private enum Option {
+      ID, ATTEMPT, MODEL, MODEL_VERSION, ADAPTER, SESSION_ID, TENANT, PRIORITY, PROMPT,
+      MAX_OUTPUT_TOKENS, EXPECTED_OUTPUT_TOKENS, TTFT_BUDGET, UPSTREAM_ELAPSED, ARRIVAL_NANOS
+    }
+
+    private long set;
 
     private Builder() {}
 
-    private void once(int bit, String option) {
-      Checks.unset((set & bit) != 0, option);
-      set |= bit;
-    }
-
     /** Required: stable across retries. */
     public Builder id(String id) {
-      once(1 << 0, "id");
+      set = Checks.once(set, Option.ID);
       this.id = Checks.notBlank(id, "id");
       return this;
     }
 
     /** Defaults to 1. */
     public Builder attempt(int attempt) {
-      once(1 << 1, "attempt");
+      set = Checks.once(set, Option.ATTEMPT);
       this.attempt = Checks.atLeast(attempt, 1, "attempt");
       return this;
     }
 
     /** Required. */
     public Builder model(String model) {
-      once(1 << 2, "model");
+      set = Checks.once(set, Option.MODEL);
       this.model = Checks.notBlank(model, "model");
       return this;
     }
 
     public Builder modelVersion(String modelVersion) {
-      once(1 << 3, "modelVersion");
+      set = Checks.once(set, Option.MODEL_VERSION);
       this.modelVersion = Checks.notBlank(modelVersion, "modelVersion");
       return this;
     }
 
     public Builder adapter(String adapter) {
-      once(1 << 4, "adapter");
+      set = Checks.once(set, Option.ADAPTER);
       this.adapter = Checks.notBlank(adapter, "adapter");
       return this;
     }
 
     public Builder sessionId(String sessionId) {
-      once(1 << 5, "sessionId");
+      set = Checks.once(set, Option.SESSION_ID);
       this.sessionId = Checks.notBlank(sessionId, "sessionId");
       return this;
     }
 
     public Builder tenant(String tenant) {
-      once(1 << 6, "tenant");
+      set = Checks.once(set, Option.TENANT);
       this.tenant = Checks.notBlank(tenant, "tenant");
       return this;
     }
 
     /** Defaults to {@link Priority#STANDARD}. */
     public Builder priority(Priority priority) {
-      once(1 << 7, "priority");
+      set = Checks.once(set, Option.PRIORITY);
       this.priority = Checks.notNull(priority, "priority");
       return this;
     }
 
     /** Required. */
     public Builder prompt(PromptKey prompt) {
-      once(1 << 8, "prompt");
+      set = Checks.once(set, Option.PROMPT);
       this.prompt = Checks.notNull(prompt, "prompt");
       return this;
     }
 
     /** Defaults to 256. */
     public Builder maxOutputTokens(int maxOutputTokens) {
-      once(1 << 9, "maxOutputTokens");
+      set = Checks.once(set, Option.MAX_OUTPUT_TOKENS);
       this.maxOutputTokens = Checks.atLeast(maxOutputTokens, 1, "maxOutputTokens");
       return this;
     }
 
     public Builder expectedOutputTokens(int expectedOutputTokens) {
-      once(1 << 10, "expectedOutputTokens");
+      set = Checks.once(set, Option.EXPECTED_OUTPUT_TOKENS);
       this.expectedOutputTokens = Checks.atLeast(expectedOutputTokens, 0, "expectedOutputTokens");
       return this;
     }
 
     /** The TTFT objective from the client's send time; absent means no deadline. */
     public Builder ttftBudget(Duration ttftBudget) {
-      once(1 << 11, "ttftBudget");
+      set = Checks.once(set, Option.TTFT_BUDGET);
       Checks.nonNegative(ttftBudget, "ttftBudget");
       this.ttftBudget = ttftBudget;
       return this;
@@ -295,14 +295,14 @@ public final class Request {
 
     /** Time already spent upstream; defaults to zero. */
     public Builder upstreamElapsed(Duration upstreamElapsed) {
-      once(1 << 12, "upstreamElapsed");
+      set = Checks.once(set, Option.UPSTREAM_ELAPSED);
       this.upstreamElapsed = Checks.nonNegative(upstreamElapsed, "upstreamElapsed");
       return this;
     }
 
     /** Arrival time on the router's {@link Ticker}; defaults to the time of routing. */
     public Builder arrivalNanos(long arrivalNanos) {
-      once(1 << 13, "arrivalNanos");
+      set = Checks.once(set, Option.ARRIVAL_NANOS);
       this.arrivalNanos = arrivalNanos;
       return this;
     }

@@ -2,6 +2,7 @@ package io.github.kvroute.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -134,5 +135,24 @@ class CandidateViewTest {
     assertThatIllegalArgumentException().isThrownBy(() -> set.accept(CandidateView.newBuilder()))
         .withMessageStartingWith(nameAndValue)
         .withMessageContaining("(expected: " + expected + ")");
+  }
+
+  @Test
+  void withoutASnapshotTheAssumedReportMatchesTheViewsIdAndEpoch() {
+    CandidateView view = CandidateView.newBuilder().replicaId("b").epoch(5).build();
+
+    assertThat(view.snapshot().replicaId()).isEqualTo("b");
+    assertThat(view.snapshot().epoch()).isEqualTo(5);
+  }
+
+  @Test
+  void eachOptionMayBeSetOnce() {
+    CandidateView.Builder b = CandidateView.newBuilder().replicaId("a").inFlight(1, 10);
+
+    assertThatIllegalStateException().isThrownBy(() -> b.replicaId("b"))
+        .withMessage("replicaId: already set (expected: each builder option set once)");
+    assertThatIllegalStateException().isThrownBy(() -> b.inFlight(2, 20, 10))
+        .withMessage("inFlight: already set (expected: each builder option set once)");
+    assertThat(b.build().replicaId()).isEqualTo("a");
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.testing.EqualsTester;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
@@ -117,5 +118,16 @@ class CostBreakdownTest {
         .addEqualityGroup(CostBreakdown.of("risk", 1))
         .addEqualityGroup(CostBreakdown.empty(), CostBreakdown.newBuilder().build())
         .testEquals();
+  }
+
+  @Test
+  void toStringIsLocaleIndependent() {
+    Locale old = Locale.getDefault();
+    try {
+      Locale.setDefault(Locale.GERMANY);
+      assertThat(CostBreakdown.of("queue", 100.0).toString()).contains("100.0");
+    } finally {
+      Locale.setDefault(old);
+    }
   }
 }

@@ -235,4 +235,18 @@ class ReplicaSnapshotTest {
     assertThat(minimal().build().loadableAdapters()).isEqualTo(Optional.empty());
     assertThat(minimal().build().canServeAdapter("anything")).isTrue();
   }
+
+  @Test
+  void canServeAdapterNullIsAClearError() {
+    ReplicaSnapshot s = ReplicaSnapshot.newBuilder().replicaId("r").model("m").build();
+    assertThatThrownBy(() -> s.canServeAdapter(null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("adapter: null");
+  }
+
+  @Test
+  void kvCapacityDoesNotOverflowForHugeBlockCounts() {
+    ReplicaSnapshot s = ReplicaSnapshot.newBuilder().replicaId("r").model("m")
+        .kvBlocks(0, Long.MAX_VALUE / 2).kvBlockSizeTokens(16).build();
+    assertThat(s.kvCapacityTokens().getAsLong()).isPositive();
+  }
 }

@@ -245,4 +245,18 @@ class RequestTest {
         .withMessageContaining("expectedOutputTokens: 120")
         .withMessageContaining("<= maxOutputTokens = 100");
   }
+
+  private static Request withEveryOption() {
+    return Request.newBuilder().id("req-1").model("llama").modelVersion("v1")
+        .prompt(PromptKey.unhashed(10)).ttftBudget(Duration.ofMillis(500)).expectedOutputTokens(10)
+        .build();
+  }
+
+  @Test
+  void toBuilderAllowsSettingEachOptionOnceMore() {
+    assertThat(withEveryOption().toBuilder().model("other").build().model()).isEqualTo("other");
+    assertThat(withEveryOption().toBuilder().ttftBudget(Duration.ofMillis(100)).build().ttftBudget())
+        .contains(Duration.ofMillis(100));
+    assertThat(withEveryOption().toBuilder().id("req-2").build().id()).isEqualTo("req-2");
+  }
 }

@@ -145,4 +145,12 @@ class RoutingDecisionTest {
     assertThatNullPointerException().isThrownBy(() -> decisions.get(0).withCost(null))
         .withMessageContaining("cost: null");
   }
+
+  @Test
+  void rejectionsCarryNoCost() {
+    RoutingDecision d = RoutingDecision.rejected(RejectReason.POLICY, "x", null);
+    assertThatIllegalStateException().isThrownBy(() -> d.withCost(CostBreakdown.of("q", 1)))
+        .withMessageContaining("rejected");
+    assertThat(d.cost().isEmpty()).isTrue();
+  }
 }

@@ -1,8 +1,10 @@
 package io.github.kvroute.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.github.kvroute.api.TestPolicyProviders.Aaa;
 import io.github.kvroute.api.TestPolicyProviders.AvailabilityThrows;
@@ -13,7 +15,13 @@ import io.github.kvroute.api.TestPolicyProviders.NewPolicyNull;
 import io.github.kvroute.api.TestPolicyProviders.NewPolicyThrows;
 import io.github.kvroute.api.TestPolicyProviders.Unavailable;
 import io.github.kvroute.api.TestPolicyProviders.Zzz;
+import java.io.IOException;
+import java.net.URL;
+import java.time.Duration;
+import java.util.Enumeration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -229,5 +237,69 @@ class RoutingPolicyRegistryTest {
 
     assertThat(RoutingPolicyRegistry.defaultRegistry()).isSameAs(first);
     assertThat(first.policyNames()).contains("test-alpha", "test-beta");
+  }
+
+  /** A provider whose name is readable once, then throws. */
+  static final class FlakyName extends RoutingPolicyProvider {
+    final AtomicInteger calls = new AtomicInteger();
+
+    @Override
+    public String policyName() {
+      if (calls.getAndIncrement() > 0) {
+        throw new IllegalStateException("flaky");
+      }
+      return "flaky";
+    }
+
+    @Override
+    public ConfigOrError<RoutingPolicy> newPolicy(Map<String, String> c, PolicyEnvironment e) {
+      return ConfigOrError.error("x");
+    }
+  }
+
+  @Test
+  void aProviderWhoseNameThrowsOnTheSecondReadDoesNotEscapeFromRegister() {
+    RoutingPolicyRegistry r = RoutingPolicyRegistry.newRegistry();
+    assertThatNoException().isThrownBy(() -> r.register(new FlakyName()));
+    assertThatNoException().isThrownBy(() -> r.register(new Aaa("ok", 5)));
+  }
+
+  @Test
+  void loadFromALoaderWhoseGetResourcesFailsTerminatesWithALoadError() {
+    ClassLoader broken = new ClassLoader(getClass().getClassLoader()) {
+      @Override
+      public Enumeration<URL> getResources(String name) throws IOException {
+        throw new IOException("disk on fire");
+      }
+    };
+    RoutingPolicyRegistry loaded = assertTimeoutPreemptively(Duration.ofSeconds(60),
+        () -> RoutingPolicyRegistry.load(broken));
+    assertThat(loaded.loadErrors()).isNotEmpty();
+  }
+
+  @Test
+  void aTieBetweenProvidersOfOneClassGoesToTheFirstRegisteredEveryTime() {
+    int firstWins = 0;
+    for (int i = 0; i < 200; i++) {
+      RoutingPolicyRegistry r = RoutingPolicyRegistry.newRegistry();
+      RoutingPolicyProvider first = new Aaa("p", 5);
+      RoutingPolicyProvider second = new Aaa("p", 5);
+      r.register(first);
+      r.register(second);
+      if (r.provider("p").orElseThrow() == first) {
+        firstWins++;
+      }
+    }
+    assertThat(firstWins).isEqualTo(200);
+  }
+
+  @Test
+  void aNullConfigValueIsNotBlamedOnTheProvider() {
+    RoutingPolicyRegistry r = RoutingPolicyRegistry.newRegistry();
+    r.register(new Aaa("p", 5));
+    Map<String, String> m = new HashMap<>();
+    m.put("weight", null);
+    ConfigOrError<RoutingPolicy> p = r.newPolicy("p", m, PolicyEnvironment.system());
+    assertThat(p.error()).doesNotContain("provider threw");
   }
 }

@@ -1,15 +1,13 @@
 package io.github.kvroute.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkState;
+import static com.google.common.base.Preconditions.checkNotNull;
 
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.Priority;
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The standard {@link AdmissionController}: a deadline veto and priority-aware fleet backpressure.
@@ -56,19 +54,23 @@ public final class Admission {
     private final Map<Priority, Double> queueLimitMillis = new EnumMap<>(Priority.class);
     private double minRetryAfterMillis = 10;
     private double deadlineConfidence = DEFAULT_DEADLINE_CONFIDENCE;
-    private final Set<String> set = new HashSet<>();
+    /** This builder's options, each set once ({@link SetOnce}). */
+    private enum Option {
+      DEADLINE, DEADLINE_CONFIDENCE, MIN_RETRY_AFTER
+    }
+
+    private long set;
+    /** A bit per {@link Priority} whose queue limit was set. */
+    private long queueLimitsSet;
 
     private Builder() {
       queueLimitMillis.put(Priority.BATCH, 1_000.0);
     }
 
-    private void once(String option) {
-      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
-    }
 
     /** Whether to reject requests whose predicted TTFT exceeds their remaining budget. Default on. */
     public Builder deadline(boolean enabled) {
-      once("deadline");
+      set = SetOnce.mark(set, Option.DEADLINE);
       deadline = enabled;
       return this;
     }
@@ -78,8 +80,8 @@ public final class Admission {
      * {@code limit}; {@code null} removes the limit. Default: 1 s for BATCH, none otherwise.
      */
     public Builder queueLimit(Priority priority, Duration limit) {
-      checkArgument(priority != null, "priority: null (expected: non-null)");
-      once("queueLimit " + priority);
+      checkNotNull(priority, "priority: null (expected: non-null)");
+      queueLimitsSet = SetOnce.mark(queueLimitsSet, priority.ordinal(), "queueLimit " + priority);
       if (limit == null) {
         queueLimitMillis.remove(priority);
       } else {
@@ -96,7 +98,7 @@ public final class Admission {
      * calibrated mean alone. Default {@value #DEFAULT_DEADLINE_CONFIDENCE}.
      */
     public Builder deadlineConfidence(double confidence) {
-      once("deadlineConfidence");
+      set = SetOnce.mark(set, Option.DEADLINE_CONFIDENCE);
       checkArgument(confidence >= 0.5 && confidence <= 0.999,
           "deadlineConfidence: %s (expected: in [0.5, 0.999])", confidence);
       deadlineConfidence = confidence;
@@ -105,9 +107,9 @@ public final class Admission {
 
     /** The smallest retry-after a rejection carries. Default 10 ms. */
     public Builder minRetryAfter(Duration minimum) {
-      once("minRetryAfter");
-      checkArgument(minimum != null && !minimum.isNegative(), "minRetryAfter: %s (expected: >= 0)",
-          minimum);
+      set = SetOnce.mark(set, Option.MIN_RETRY_AFTER);
+      checkNotNull(minimum, "minRetryAfter: null (expected: >= 0)");
+      checkArgument(!minimum.isNegative(), "minRetryAfter: %s (expected: >= 0)", minimum);
       minRetryAfterMillis = minimum.toNanos() / 1e6;
       return this;
     }

@@ -1,11 +1,8 @@
 package io.github.kvroute.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkState;
 
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * When a replica's circuit breaker opens and how it recovers (a resilience4j-style state machine:
@@ -83,51 +80,53 @@ public final class BreakerConfig {
     private int consecutiveFailures = 5;
     private Duration openDuration = Duration.ofSeconds(30);
     private int halfOpenProbes = 3;
-    private final Set<String> set = new HashSet<>();
+    /** This builder's options, each set once ({@link SetOnce}). */
+    private enum Option {
+      WINDOW_SIZE, MINIMUM_CALLS, FAILURE_RATE_THRESHOLD, CONSECUTIVE_FAILURES, OPEN_DURATION, HALF_OPEN_PROBES
+    }
+
+    private long set;
 
     private Builder() {}
 
-    private void once(String option) {
-      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
-    }
 
     public Builder windowSize(int v) {
-      once("windowSize");
+      set = SetOnce.mark(set, Option.WINDOW_SIZE);
       checkArgument(v >= 1 && v <= 64, "windowSize: %s (expected: in [1, 64])", v);
       windowSize = v;
       return this;
     }
 
     public Builder minimumCalls(int v) {
-      once("minimumCalls");
+      set = SetOnce.mark(set, Option.MINIMUM_CALLS);
       checkArgument(v >= 1, "minimumCalls: %s (expected: >= 1)", v);
       minimumCalls = v;
       return this;
     }
 
     public Builder failureRateThreshold(double v) {
-      once("failureRateThreshold");
+      set = SetOnce.mark(set, Option.FAILURE_RATE_THRESHOLD);
       checkArgument(v > 0 && v <= 1, "failureRateThreshold: %s (expected: in (0, 1])", v);
       failureRateThreshold = v;
       return this;
     }
 
     public Builder consecutiveFailures(int v) {
-      once("consecutiveFailures");
+      set = SetOnce.mark(set, Option.CONSECUTIVE_FAILURES);
       checkArgument(v >= 1, "consecutiveFailures: %s (expected: >= 1)", v);
       consecutiveFailures = v;
       return this;
     }
 
     public Builder openDuration(Duration v) {
-      once("openDuration");
+      set = SetOnce.mark(set, Option.OPEN_DURATION);
       checkArgument(v != null && !v.isNegative(), "openDuration: %s (expected: >= 0)", v);
       openDuration = v;
       return this;
     }
 
     public Builder halfOpenProbes(int v) {
-      once("halfOpenProbes");
+      set = SetOnce.mark(set, Option.HALF_OPEN_PROBES);
       checkArgument(v >= 1, "halfOpenProbes: %s (expected: >= 1)", v);
       halfOpenProbes = v;
       return this;

@@ -1,7 +1,6 @@
 package io.github.kvroute.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkState;
 
 import io.github.kvroute.api.DefaultPrefillCost;
 
@@ -119,13 +118,15 @@ public final class CostModel {
     private double stalePenaltyMillis = 1_000;
     private double busyRiskFactor = 1.0;
     private double idleRiskFactor = 0.5;
-    private final java.util.Set<String> set = new java.util.HashSet<>();
+    /** This builder's options, each set once ({@link SetOnce}). */
+    private enum Option {
+      PREFILL_OVERHEAD_MILLIS, PREFILL_MILLIS_PER_TOKEN, ADAPTER_LOAD_MILLIS, KV_BYTES_PER_TOKEN, KV_TRANSFER_BYTES_PER_SECOND, STALE_AFTER_MILLIS, STALE_PENALTY_MILLIS, RISK_FACTORS
+    }
+
+    private long set;
 
     private Builder() {}
 
-    private void once(String option) {
-      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
-    }
 
     private static double finiteAtLeast(double v, double min, String name) {
       checkArgument(v >= min && !Double.isInfinite(v), "%s: %s (expected: finite and >= %s)", name, v, min);
@@ -133,32 +134,32 @@ public final class CostModel {
     }
 
     public Builder prefillOverheadMillis(double v) {
-      once("prefillOverheadMillis");
+      set = SetOnce.mark(set, Option.PREFILL_OVERHEAD_MILLIS);
       prefillOverheadMillis = finiteAtLeast(v, 0, "prefillOverheadMillis");
       return this;
     }
 
     public Builder prefillMillisPerToken(double v) {
-      once("prefillMillisPerToken");
+      set = SetOnce.mark(set, Option.PREFILL_MILLIS_PER_TOKEN);
       prefillMillisPerToken = finiteAtLeast(v, 0, "prefillMillisPerToken");
       return this;
     }
 
     public Builder adapterLoadMillis(double v) {
-      once("adapterLoadMillis");
+      set = SetOnce.mark(set, Option.ADAPTER_LOAD_MILLIS);
       adapterLoadMillis = finiteAtLeast(v, 0, "adapterLoadMillis");
       return this;
     }
 
     public Builder kvBytesPerToken(long v) {
-      once("kvBytesPerToken");
+      set = SetOnce.mark(set, Option.KV_BYTES_PER_TOKEN);
       checkArgument(v >= 1, "kvBytesPerToken: %s (expected: >= 1)", v);
       kvBytesPerToken = v;
       return this;
     }
 
     public Builder kvTransferBytesPerSecond(double v) {
-      once("kvTransferBytesPerSecond");
+      set = SetOnce.mark(set, Option.KV_TRANSFER_BYTES_PER_SECOND);
       checkArgument(v > 0 && !Double.isInfinite(v),
           "kvTransferBytesPerSecond: %s (expected: finite and > 0)", v);
       kvTransferBytesPerSecond = v;
@@ -166,20 +167,20 @@ public final class CostModel {
     }
 
     public Builder staleAfterMillis(double v) {
-      once("staleAfterMillis");
+      set = SetOnce.mark(set, Option.STALE_AFTER_MILLIS);
       staleAfterMillis = finiteAtLeast(v, 0, "staleAfterMillis");
       return this;
     }
 
     public Builder stalePenaltyMillis(double v) {
-      once("stalePenaltyMillis");
+      set = SetOnce.mark(set, Option.STALE_PENALTY_MILLIS);
       stalePenaltyMillis = finiteAtLeast(v, 0, "stalePenaltyMillis");
       return this;
     }
 
     /** Risk weights for busy and idle replicas; the busy one must not be the smaller. */
     public Builder riskFactors(double busy, double idle) {
-      once("riskFactors");
+      set = SetOnce.mark(set, Option.RISK_FACTORS);
       finiteAtLeast(busy, 0, "busyRiskFactor");
       finiteAtLeast(idle, 0, "idleRiskFactor");
       checkArgument(busy >= idle, "busyRiskFactor: %s (expected: >= idleRiskFactor = %s)", busy, idle);

@@ -27,11 +27,9 @@ import io.github.kvroute.api.Ticker;
 import io.github.kvroute.api.UpdateResult;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Decides, for every request, which replica should serve it, or that none should.
@@ -294,13 +292,15 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private int peerRouters = -1;
     private BreakerConfig breakerConfig = BreakerConfig.defaults();
     private int indexWriteBufferLimit = 1 << 16;
-    private final Set<String> set = new HashSet<>();
+    /** This builder's options, each set once ({@link SetOnce}). */
+    private enum Option {
+      POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES, DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, LISTENER, TELEMETRY_SOURCES, LEASE_TIMEOUT, PEER_ROUTERS, BREAKER, INDEX_WRITE_BUFFER_LIMIT
+    }
+
+    private long set;
 
     private Builder() {}
 
-    private void once(String option) {
-      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
-    }
 
     /** The policy by registered name; default {@code hybrid-cost}. */
     public Builder policy(String name) {
@@ -309,7 +309,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /** The policy by registered name, with its configuration (parsed by its provider). */
     public Builder policy(String name, Map<String, String> config) {
-      once("policy");
+      set = SetOnce.mark(set, Option.POLICY);
       checkNotNull(name, "policy: null (expected: a registered policy name)");
       checkNotNull(config, "policyConfig: null (expected: a map, possibly empty)");
       policyName = name;
@@ -317,36 +317,50 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** A policy instance, bypassing the registry. */
+    /**
+     * A policy instance, bypassing the registry.
+     *
+     * @throws IllegalStateException if a {@link #registry} was set: it would resolve nothing
+     */
     public Builder policy(RoutingPolicy policy) {
-      once("policy");
-      this.policy = checkNotNull(policy, "policy: null (expected: non-null)");
+      checkNotNull(policy, "policy: null (expected: non-null)");
+      checkState(registry == null,
+          "policy: an instance (expected: a policy name when a registry is set; an instance bypasses it)");
+      set = SetOnce.mark(set, Option.POLICY);
+      this.policy = policy;
       return this;
     }
 
-    /** Where policy names are resolved; default {@link RoutingPolicyRegistry#defaultRegistry()}. */
+    /**
+     * Where policy names are resolved; default {@link RoutingPolicyRegistry#defaultRegistry()}.
+     *
+     * @throws IllegalStateException if a policy instance was set: the registry would resolve nothing
+     */
     public Builder registry(RoutingPolicyRegistry registry) {
-      once("registry");
-      this.registry = checkNotNull(registry, "registry: null (expected: non-null)");
+      checkNotNull(registry, "registry: null (expected: non-null)");
+      checkState(policy == null,
+          "registry: set after a policy instance (expected: a registry only with a policy name)");
+      set = SetOnce.mark(set, Option.REGISTRY);
+      this.registry = registry;
       return this;
     }
 
     /** The veto after the policy; default {@link Admission#standard()}. */
     public Builder admission(AdmissionController admission) {
-      once("admission");
+      set = SetOnce.mark(set, Option.ADMISSION);
       this.admission = checkNotNull(admission, "admission: null (expected: non-null)");
       return this;
     }
 
     public Builder costModel(CostModel costModel) {
-      once("costModel");
+      set = SetOnce.mark(set, Option.COST_MODEL);
       this.costModel = checkNotNull(costModel, "costModel: null (expected: non-null)");
       return this;
     }
 
     /** The terms of the router's own estimate; default {@link CostTerms#standard}. */
     public Builder costTerms(List<Scorer> terms) {
-      once("costTerms");
+      set = SetOnce.mark(set, Option.COST_TERMS);
       checkNotNull(terms, "costTerms: null (expected: a list of scorers)");
       checkArgument(!terms.isEmpty(), "costTerms: [] (expected: at least one scorer)");
       this.costTerms = ImmutableList.copyOf(terms);
@@ -355,7 +369,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /** Tokens per index block; prompts must be hashed with the same size. Default 16. */
     public Builder blockSizeTokens(int tokens) {
-      once("blockSizeTokens");
+      set = SetOnce.mark(set, Option.BLOCK_SIZE_TOKENS);
       checkArgument(tokens >= 1, "blockSizeTokens: %s (expected: >= 1)", tokens);
       this.blockSizeTokens = tokens;
       return this;
@@ -363,7 +377,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /** Hard memory budget of the prefix index. Default 256 MiB. */
     public Builder indexBudgetBytes(long bytes) {
-      once("indexBudgetBytes");
+      set = SetOnce.mark(set, Option.INDEX_BUDGET_BYTES);
       checkArgument(bytes >= PrefixIndex.MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
           bytes, PrefixIndex.MIN_BUDGET_BYTES);
       this.indexBudgetBytes = bytes;
@@ -372,7 +386,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /** Cache size assumed for a replica that does not report its KV capacity. Default 2^20 tokens. */
     public Builder defaultReplicaCacheTokens(long tokens) {
-      once("defaultReplicaCacheTokens");
+      set = SetOnce.mark(set, Option.DEFAULT_REPLICA_CACHE_TOKENS);
       checkArgument(tokens >= 1, "defaultReplicaCacheTokens: %s (expected: >= 1)", tokens);
       this.defaultReplicaCacheTokens = tokens;
       return this;
@@ -380,14 +394,14 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /** Time source; default {@link Ticker#system()}. Simulations inject virtual time. */
     public Builder ticker(Ticker ticker) {
-      once("ticker");
+      set = SetOnce.mark(set, Option.TICKER);
       this.ticker = checkNotNull(ticker, "ticker: null (expected: non-null)");
       return this;
     }
 
     /** Randomness for policies; default thread-local (not reproducible). */
     public Builder random(RandomSource random) {
-      once("random");
+      set = SetOnce.mark(set, Option.RANDOM);
       this.random = checkNotNull(random, "random: null (expected: non-null)");
       return this;
     }
@@ -398,22 +412,23 @@ public final class Router implements TelemetrySink, AutoCloseable {
     }
 
     public Builder listener(RouterListener listener) {
-      once("listener");
+      set = SetOnce.mark(set, Option.LISTENER);
       this.listener = checkNotNull(listener, "listener: null (expected: non-null)");
       return this;
     }
 
     /** Sources the router subscribes to when built (and unsubscribes from on close). */
     public Builder telemetrySources(List<TelemetrySource> sources) {
-      once("telemetrySources");
+      set = SetOnce.mark(set, Option.TELEMETRY_SOURCES);
       this.telemetrySources = ImmutableList.copyOf(checkNotNull(sources, "telemetrySources"));
       return this;
     }
 
     /** How long an attempt may stay open without an outcome. Default 10 minutes. */
     public Builder leaseTimeout(Duration timeout) {
-      once("leaseTimeout");
-      checkArgument(timeout != null && timeout.compareTo(Duration.ofMillis(1)) >= 0,
+      set = SetOnce.mark(set, Option.LEASE_TIMEOUT);
+      checkNotNull(timeout, "leaseTimeout: null (expected: >= 1 ms)");
+      checkArgument(timeout.compareTo(Duration.ofMillis(1)) >= 0,
           "leaseTimeout: %s (expected: >= 1 ms)", timeout);
       this.leaseTimeout = timeout;
       return this;
@@ -426,21 +441,21 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * measures it from the replicas' received-requests counters when they report one, else assumes 0.
      */
     public Builder peerRouters(int count) {
-      once("peerRouters");
+      set = SetOnce.mark(set, Option.PEER_ROUTERS);
       checkArgument(count >= 0, "peerRouters: %s (expected: >= 0)", count);
       this.peerRouters = count;
       return this;
     }
 
     public Builder breaker(BreakerConfig config) {
-      once("breaker");
+      set = SetOnce.mark(set, Option.BREAKER);
       this.breakerConfig = checkNotNull(config, "breaker: null (expected: non-null)");
       return this;
     }
 
     /** Commands the index's write buffer holds before optimistic inserts are dropped. Default 65,536. */
     public Builder indexWriteBufferLimit(int commands) {
-      once("indexWriteBufferLimit");
+      set = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
       checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
       this.indexWriteBufferLimit = commands;
       return this;

@@ -1,7 +1,5 @@
 package io.github.kvroute.core;
 
-import io.github.kvroute.api.ManualTicker;
-
 import static io.github.kvroute.core.TestData.MODEL;
 import static io.github.kvroute.core.TestData.outcome;
 import static io.github.kvroute.core.TestData.prompt;
@@ -14,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import io.github.kvroute.api.KvEvent;
+import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.OutcomeStatus;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RejectReason;
@@ -21,6 +20,7 @@ import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.RoutingPolicyRegistry;
 import io.github.kvroute.api.UpdateResult;
 import java.util.function.Consumer;
@@ -293,6 +293,31 @@ class RouterBadInputTest {
   void badBuilderValuesThrowIllegalArgumentNamingTheValueAndTheExpectation(
       ThrowingCallable call, String message) {
     assertThatIllegalArgumentException().isThrownBy(call).withMessage(message);
+  }
+
+  @Test
+  void nullDurationsThrowNullPointerAsDocumented() {
+    assertThatNullPointerException().isThrownBy(() -> Router.newBuilder().leaseTimeout(null))
+        .withMessage("leaseTimeout: null (expected: >= 1 ms)");
+    assertThatNullPointerException().isThrownBy(() -> Admission.newBuilder().minRetryAfter(null))
+        .withMessage("minRetryAfter: null (expected: >= 0)");
+    assertThatNullPointerException()
+        .isThrownBy(() -> Admission.newBuilder().queueLimit(null, java.time.Duration.ZERO))
+        .withMessage("priority: null (expected: non-null)");
+  }
+
+  @Test
+  void aPolicyInstanceAndARegistryAreRejectedInEitherOrder() {
+    RoutingPolicy instance = new LeastEstimatePolicy();
+    RoutingPolicyRegistry registry = RoutingPolicyRegistry.newRegistry();
+
+    assertThatIllegalStateException()
+        .isThrownBy(() -> Router.newBuilder().registry(registry).policy(instance))
+        .withMessageStartingWith("policy: an instance (expected: a policy name when a registry");
+    assertThatIllegalStateException()
+        .isThrownBy(() -> Router.newBuilder().policy(instance).registry(registry))
+        .withMessageStartingWith("registry: set after a policy instance");
+    assertThat(Router.newBuilder().registry(registry).policy("anything")).isNotNull();
   }
 
   @Test
