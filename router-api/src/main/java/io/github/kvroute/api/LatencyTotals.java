@@ -18,7 +18,7 @@ public record LatencyTotals(double sumSeconds, long count) {
   public LatencyTotals {
     Checks.nonNegativeFinite(sumSeconds, "sumSeconds");
     Checks.atLeast(count, 0L, "count");
-    Checks.state(count > 0 || sumSeconds == 0, "sumSeconds", sumSeconds, "0 when count is 0");
+    Checks.argument(count > 0 || sumSeconds == 0, "sumSeconds", sumSeconds, "0 when count is 0");
   }
 
   /** Mean seconds per observation; empty before the first observation. */

@@ -300,7 +300,9 @@ public final class ReplicaSnapshot {
       REPLICA_ID, EPOCH, OBSERVED_AT_NANOS, STATE, ROLE, MODEL, MODEL_VERSION, WAITING_REQUESTS,
       RUNNING_REQUESTS, QUEUED_PREFILL_TOKENS, OUTSTANDING_DECODE_TOKENS, KV_BLOCKS, KV_BLOCK_SIZE_TOKENS,
       RESIDENT_ADAPTERS, LOADABLE_ADAPTERS, PREFILL_TOKENS_PER_SECOND, DECODE_STEP_MILLIS,
-      ESTIMATED_QUEUE_DELAY_MILLIS, REQUESTS_RECEIVED_TOTAL
+      ESTIMATED_QUEUE_DELAY_MILLIS, REQUESTS_RECEIVED_TOTAL, PROMPT_TOKENS_TOTAL,
+      GENERATION_TOKENS_TOTAL, PREFIX_CACHE, PREEMPTIONS_TOTAL, CACHE_HIT_RATE,
+      GENERATION_TOKENS_PER_SECOND, TIME_TO_FIRST_TOKEN, QUEUE_TIME, PREFILL_TIME
     }
 
     private long set;
@@ -427,7 +429,7 @@ public final class ReplicaSnapshot {
      * Used blocks are {@code round(fraction x totalBlocks)}; an alternative to {@link #kvBlocks}.
      */
     public Builder kvUsage(double fraction, long totalBlocks) {
-      Checks.state(fraction >= 0 && fraction <= 1, "kvUsage", fraction, "in [0, 1]");
+      Checks.argument(fraction >= 0 && fraction <= 1, "kvUsage", fraction, "in [0, 1]");
       Checks.atLeast(totalBlocks, 0L, "kvBlocksTotal");
       return kvBlocks(Math.round(fraction * totalBlocks), totalBlocks);
     }
@@ -480,23 +482,23 @@ public final class ReplicaSnapshot {
     }
 
     public Builder promptTokensTotal(long v) {
-      Checks.unset(promptTokensTotal.isPresent(), "promptTokensTotal");
+      set = Checks.once(set, Option.PROMPT_TOKENS_TOTAL);
       promptTokensTotal = OptionalLong.of(Checks.atLeast(v, 0L, "promptTokensTotal"));
       return this;
     }
 
     public Builder generationTokensTotal(long v) {
-      Checks.unset(generationTokensTotal.isPresent(), "generationTokensTotal");
+      set = Checks.once(set, Option.GENERATION_TOKENS_TOTAL);
       generationTokensTotal = OptionalLong.of(Checks.atLeast(v, 0L, "generationTokensTotal"));
       return this;
     }
 
     /** Prefix-cache queries and hits, in tokens; {@code hits <= queries}. */
     public Builder prefixCache(long queriesTotal, long hitsTotal) {
-      Checks.unset(prefixCacheQueriesTotal.isPresent(), "prefixCache");
+      set = Checks.once(set, Option.PREFIX_CACHE);
       Checks.atLeast(queriesTotal, 0L, "prefixCacheQueriesTotal");
       Checks.atLeast(hitsTotal, 0L, "prefixCacheHitsTotal");
-      Checks.state(hitsTotal <= queriesTotal, "prefixCacheHitsTotal", hitsTotal,
+      Checks.argument(hitsTotal <= queriesTotal, "prefixCacheHitsTotal", hitsTotal,
           "<= prefixCacheQueriesTotal = " + queriesTotal);
       prefixCacheQueriesTotal = OptionalLong.of(queriesTotal);
       prefixCacheHitsTotal = OptionalLong.of(hitsTotal);
@@ -504,40 +506,40 @@ public final class ReplicaSnapshot {
     }
 
     public Builder preemptionsTotal(long v) {
-      Checks.unset(preemptionsTotal.isPresent(), "preemptionsTotal");
+      set = Checks.once(set, Option.PREEMPTIONS_TOTAL);
       preemptionsTotal = OptionalLong.of(Checks.atLeast(v, 0L, "preemptionsTotal"));
       return this;
     }
 
     /** In {@code [0, 1]}. */
     public Builder cacheHitRate(double v) {
-      Checks.unset(cacheHitRate.isPresent(), "cacheHitRate");
-      Checks.state(v >= 0 && v <= 1, "cacheHitRate", v, "in [0, 1]");
+      set = Checks.once(set, Option.CACHE_HIT_RATE);
+      Checks.argument(v >= 0 && v <= 1, "cacheHitRate", v, "in [0, 1]");
       cacheHitRate = OptionalDouble.of(v);
       return this;
     }
 
     public Builder generationTokensPerSecond(double v) {
-      Checks.unset(generationTokensPerSecond.isPresent(), "generationTokensPerSecond");
+      set = Checks.once(set, Option.GENERATION_TOKENS_PER_SECOND);
       generationTokensPerSecond =
           OptionalDouble.of(Checks.nonNegativeFinite(v, "generationTokensPerSecond"));
       return this;
     }
 
     public Builder timeToFirstToken(LatencyTotals v) {
-      Checks.unset(timeToFirstToken != null, "timeToFirstToken");
+      set = Checks.once(set, Option.TIME_TO_FIRST_TOKEN);
       timeToFirstToken = Checks.notNull(v, "timeToFirstToken");
       return this;
     }
 
     public Builder queueTime(LatencyTotals v) {
-      Checks.unset(queueTime != null, "queueTime");
+      set = Checks.once(set, Option.QUEUE_TIME);
       queueTime = Checks.notNull(v, "queueTime");
       return this;
     }
 
     public Builder prefillTime(LatencyTotals v) {
-      Checks.unset(prefillTime != null, "prefillTime");
+      set = Checks.once(set, Option.PREFILL_TIME);
       prefillTime = Checks.notNull(v, "prefillTime");
       return this;
     }
