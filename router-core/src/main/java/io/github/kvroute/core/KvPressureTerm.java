@@ -29,7 +29,6 @@ final class KvPressureTerm implements Scorer {
     if (needed <= candidate.freeKvTokens().getAsLong()) {
       return 0;
     }
-    return candidate.prefillOverheadMillis()
-        + request.promptTokens() * candidate.prefillMillisPerToken();
+    return PrefillTerm.computeMillis(request.promptTokens(), candidate);
   }
 }

@@ -26,7 +26,11 @@ final class PrefillTerm implements Scorer {
 
   static double prefillMillis(int promptTokens, CandidateView candidate) {
     double reused = Math.min(promptTokens, candidate.matchedTokens() * candidate.cacheHitReliability());
-    double missing = promptTokens - reused;
-    return candidate.prefillOverheadMillis() + missing * candidate.prefillMillisPerToken();
+    return computeMillis(promptTokens - reused, candidate);
+  }
+
+  /** The cost of computing {@code tokens} prompt tokens on {@code candidate}: overhead + per token. */
+  static double computeMillis(double tokens, CandidateView candidate) {
+    return candidate.prefillOverheadMillis() + tokens * candidate.prefillMillisPerToken();
   }
 }
