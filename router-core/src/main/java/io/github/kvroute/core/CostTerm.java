@@ -10,6 +10,8 @@ import java.util.Optional;
  * options) offers a weight for it without being edited.
  *
  * <p>Host-supplied scorers ({@code Router.Builder.costTerms}) have names of their own and no constant.
+ *
+ * <p>Immutable and thread-safe.
  */
 public enum CostTerm {
   /** Waiting before prefill starts. */
