@@ -27,6 +27,9 @@ public enum CostTerm {
   /** Preemption when the request's KV would not fit. */
   KV_PRESSURE("kv_pressure");
 
+  /** {@link #values()} without its copy per call: {@link #named} runs per term per candidate. */
+  private static final CostTerm[] ALL = values();
+
   private final String termName;
 
   CostTerm(String termName) {
@@ -40,7 +43,7 @@ public enum CostTerm {
 
   /** The standard term with {@code termName}, if any. */
   public static Optional<CostTerm> named(String termName) {
-    for (CostTerm t : values()) {
+    for (CostTerm t : ALL) {
       if (t.termName.equals(termName)) {
         return Optional.of(t);
       }
