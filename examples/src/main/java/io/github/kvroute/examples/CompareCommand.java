@@ -1,6 +1,7 @@
 package io.github.kvroute.examples;
 
 import io.github.kvroute.api.RoutingPolicyRegistry;
+import io.github.kvroute.sim.EnginePreset;
 import io.github.kvroute.sim.Scenario;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
@@ -82,6 +83,14 @@ final class CompareCommand implements Callable<Integer> {
           + " exact prior, shown as POLICY+oracle rows.")
   boolean oracle;
 
+  @Option(names = "--engine", paramLabel = "NAME", defaultValue = EnginePreset.DEFAULT_NAME,
+      description = "The replicas' engine preset (default: ${DEFAULT-VALUE}; see docs/engines.md).")
+  String engine;
+
+  @Option(names = "--kv-capacity-tokens", paramLabel = "N",
+      description = "KV cache per replica in tokens, replacing the scenario's (huge: eviction-free).")
+  Long kvCapacityTokens;
+
   @Option(names = "--format", paramLabel = "table|csv", defaultValue = "table",
       description = "Stdout format (default: table).")
   String format;
@@ -111,7 +120,7 @@ final class CompareCommand implements Callable<Integer> {
     if (!format.equals("table") && !format.equals("csv")) {
       throw new UserError("--format: " + format + " (expected: table or csv)");
     }
-    Scenario base = applyOverrides(resolveScenario());
+    Scenario base = applyEngine(applyOverrides(resolveScenario()));
     List<String> names = resolvePolicies();
     Map<String, Map<String, String>> configs = parseOptions(names);
     List<Double> scales = parseScales();
@@ -287,6 +296,22 @@ final class CompareCommand implements Callable<Integer> {
       out.append('\n');
     }
     return out.toString();
+  }
+
+  /** {@code --engine} and {@code --kv-capacity-tokens}: the engine keeps the scenario's KV capacity. */
+  private Scenario applyEngine(Scenario s) {
+    EnginePreset preset = EnginePreset.named(engine).orElseThrow(() -> new UserError("--engine: "
+        + engine + " (expected: one of " + EnginePreset.all().stream().map(EnginePreset::name).toList()
+        + ")"));
+    try {
+      Scenario.Builder b = s.toBuilder().engine(preset);
+      if (kvCapacityTokens != null) {
+        b.kvCapacityTokens(kvCapacityTokens);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new UserError(e.getMessage().replaceFirst("^kvCapacityTokens", "--kv-capacity-tokens"));
+    }
   }
 
   private List<String> resolvePolicies() {

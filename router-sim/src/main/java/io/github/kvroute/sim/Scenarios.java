@@ -69,7 +69,7 @@ public final class Scenarios {
         .workload(new SyntheticWorkload(ArrivalProcess.poisson(20),
             Shapes.tenants(new int[] {3_000, 2_800, 2_600, 3_000, 2_800, 2_600}, 32, 128, 16, 64)))
         .replicas(4)
-        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(7_168).build())
+        .kvCapacityTokens(7_168)
         .requests(3_000)
         .ttftSloMillis(500)
         .build();
@@ -90,7 +90,7 @@ public final class Scenarios {
         .workload(new SyntheticWorkload(ArrivalProcess.bursty(20, 60, 8, 2),
             Shapes.hotPrefix(24, 2_000, 6_000, 0.05, 0.70, 32, 256, 16, 128)))
         .replicas(3)
-        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(32_768).build())
+        .kvCapacityTokens(32_768)
         .telemetryIntervalMillis(250)
         .telemetryDelayMillis(250)
         .requests(3_000)
@@ -112,7 +112,7 @@ public final class Scenarios {
         .workload(new SyntheticWorkload(ArrivalProcess.poisson(8),
             Shapes.rag(200, 1.1, 4_000, 16_000, 32, 256)))
         .replicas(4)
-        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(131_072).build())
+        .kvCapacityTokens(131_072)
         .requests(1_500)
         .ttftSloMillis(2_000)
         .build();
@@ -149,7 +149,7 @@ public final class Scenarios {
             + " SLO 500 ms")
         .workload(new ChatWorkload(5, 4, 1_000, 2, 8, 120, 250, 2, 8))
         .replicas(4)
-        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(65_536).build())
+        .kvCapacityTokens(65_536)
         .requests(3_000)
         .ttftSloMillis(500)
         .build();
@@ -172,7 +172,7 @@ public final class Scenarios {
                 1_500, 1_500, 1_500, 1_500, 1_000, 1_000, 1_000, 1_000}, 32, 512, 16, 128)))
         .replicas(6)
         .routers(3)
-        .replicaModel(ReplicaModel.newBuilder().kvCapacityTokens(32_768).build())
+        .kvCapacityTokens(32_768)
         .telemetryIntervalMillis(250)
         .telemetryDelayMillis(250)
         .telemetryDelaySweepMillis(List.of(0L, 50L, 250L, 1_000L))
