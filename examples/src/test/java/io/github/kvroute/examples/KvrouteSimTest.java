@@ -159,6 +159,8 @@ class KvrouteSimTest {
       "compare --trace nowhere:x --no-report | --trace: nowhere:x (expected: mooncake:PATH or azure:PATH)",
       "compare --trace mooncake:/no/such/file.jsonl --no-report | no such file",
       "compare --replicas 0 --no-report | replicas: 0 (expected:",
+      "compare --engine nope --no-report | --engine: nope (expected: one of [llama3-8b-h100, llama3-70b-tp4-h100])",
+      "compare --kv-capacity-tokens 0 --no-report | --kv-capacity-tokens: 0 (expected: >= 1)",
       "compare --load-scales 0,x --no-report | --load-scales: 0 (expected:",
       "compare --requests many | Invalid value for option '--requests'",
       "compare --telemetry prometheus --no-report | --telemetry: prometheus (expected: one of [vllm, vllm-kv-events, sglang, instrumented])",
