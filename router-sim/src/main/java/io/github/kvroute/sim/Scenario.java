@@ -178,7 +178,10 @@ public final class Scenario {
     return routers;
   }
 
-  /** The TTFT objective of {@code goodput_rps} and {@code slo_attainment}. */
+  /**
+   * The TTFT objective of {@code goodput_rps} and {@code slo_attainment} for requests without a TTFT
+   * budget of their own (a request with one is measured against its budget).
+   */
   public double ttftSloMillis() {
     return ttftSloMillis;
   }
