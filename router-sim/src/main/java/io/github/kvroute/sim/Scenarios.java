@@ -15,6 +15,26 @@ import java.util.Optional;
  * <p>Thread-safety: immutable and thread-safe.
  */
 public final class Scenarios {
+  // ---- Default offered rates: the one place to re-pick them. Each is set so that at default load,
+  // under the default telemetry profile and the default engine, no more than three policies tie at
+  // SLO attainment 1.000 (the leaders must be told apart), and the default load sweep (0.5x-3x) takes
+  // every policy past its knee. A bursty scenario's constant is its rate between bursts; its bursts
+  // keep their ratio to it.
+  /** {@code multi-tenant}: Poisson requests per second. */
+  static final double MULTI_TENANT_RPS = 20;
+  /** {@code hot-prefix}: requests per second between bursts (bursts at 3x). */
+  static final double HOT_PREFIX_RPS = 20;
+  /** {@code rag-long-docs}: Poisson requests per second. */
+  static final double RAG_LONG_DOCS_RPS = 8;
+  /** {@code mixed-sizes}: Poisson requests per second. */
+  static final double MIXED_SIZES_RPS = 24;
+  /** {@code multi-turn-chat}: chat sessions started per second (2-8 turns each). */
+  static final double MULTI_TURN_CHAT_SESSIONS_PER_SECOND = 5;
+  /** {@code stale-telemetry}: requests per second between bursts (bursts at 2.25x). */
+  static final double STALE_TELEMETRY_RPS = 40;
+  /** {@code overload}: Poisson requests per second, above what the fleet serves. */
+  static final double OVERLOAD_RPS = 50;
+
   private static final ImmutableList<Scenario> ALL = ImmutableList.of(
       multiTenant(), hotPrefix(), ragLongDocs(), mixedSizes(), multiTurnChat(), staleTelemetry(),
       overload());
@@ -30,6 +50,12 @@ public final class Scenarios {
   public static Optional<Scenario> named(String name) {
     checkNotNull(name, "name: null (expected: a scenario name)");
     return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+  }
+
+  /** A rate as the descriptions print it: {@code 20}, {@code 22.5}. */
+  private static String rate(double perSecond) {
+    return perSecond == Math.rint(perSecond) ? String.valueOf((long) perSecond)
+        : String.format(java.util.Locale.ROOT, "%s", perSecond);
   }
 
   /**
@@ -65,8 +91,8 @@ public final class Scenarios {
     return Scenario.newBuilder()
         .name("multi-tenant")
         .description("6 tenants' ~3k-token system prompts, 4 replicas that keep ~2 warm each;"
-            + " Poisson 20 req/s, SLO 500 ms (seed 001)")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(20),
+            + " Poisson " + rate(MULTI_TENANT_RPS) + " req/s, SLO 500 ms (seed 001)")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(MULTI_TENANT_RPS),
             Shapes.tenants(new int[] {3_000, 2_800, 2_600, 3_000, 2_800, 2_600}, 32, 128, 16, 64)))
         .replicas(4)
         .kvCapacityTokens(7_168)
@@ -85,9 +111,10 @@ public final class Scenarios {
   static Scenario hotPrefix() {
     return Scenario.newBuilder()
         .name("hot-prefix")
-        .description("one 6k-token prefix grows from 5% to 70% of traffic on 3 replicas; bursty"
-            + " 20-60 req/s, telemetry 250 ms late, SLO 1 s (seed 000)")
-        .workload(new SyntheticWorkload(ArrivalProcess.bursty(20, 60, 8, 2),
+        .description("one 6k-token prefix grows from 5% to 70% of traffic on 3 replicas; bursty "
+            + rate(HOT_PREFIX_RPS) + "-" + rate(3 * HOT_PREFIX_RPS)
+            + " req/s, telemetry 250 ms late, SLO 1 s (seed 000)")
+        .workload(new SyntheticWorkload(ArrivalProcess.bursty(HOT_PREFIX_RPS, 3 * HOT_PREFIX_RPS, 8, 2),
             Shapes.hotPrefix(24, 2_000, 6_000, 0.05, 0.70, 32, 256, 16, 128)))
         .replicas(3)
         .kvCapacityTokens(32_768)
@@ -108,8 +135,8 @@ public final class Scenarios {
     return Scenario.newBuilder()
         .name("rag-long-docs")
         .description("prefill-heavy RAG: Zipf over 200 documents of 4k-16k tokens, input:output"
-            + " 19-47:1, Poisson 8 req/s, SLO 2 s (seed 003)")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(8),
+            + " 19-47:1, Poisson " + rate(RAG_LONG_DOCS_RPS) + " req/s, SLO 2 s (seed 003)")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(RAG_LONG_DOCS_RPS),
             Shapes.rag(200, 1.1, 4_000, 16_000, 32, 256)))
         .replicas(4)
         .kvCapacityTokens(131_072)
@@ -126,9 +153,9 @@ public final class Scenarios {
   static Scenario mixedSizes() {
     return Scenario.newBuilder()
         .name("mixed-sizes")
-        .description("unique prompts of 100-10,000 tokens (log-normal), no sharing; Poisson 24 req/s"
-            + " on 4 replicas, SLO 300 ms")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(24),
+        .description("unique prompts of 100-10,000 tokens (log-normal), no sharing; Poisson "
+            + rate(MIXED_SIZES_RPS) + " req/s on 4 replicas, SLO 300 ms")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(MIXED_SIZES_RPS),
             Shapes.mixedSizes(800, 1.2, 100, 10_000, 150, 1.0, 10, 1_000)))
         .replicas(4)
         .requests(2_000)
@@ -145,9 +172,10 @@ public final class Scenarios {
   static Scenario multiTurnChat() {
     return Scenario.newBuilder()
         .name("multi-turn-chat")
-        .description("chat sessions (5/s, 2-8 turns) with growing context and think time; 4 replicas,"
-            + " SLO 500 ms")
-        .workload(new ChatWorkload(5, 4, 1_000, 2, 8, 120, 250, 2, 8))
+        .description("chat sessions (" + rate(MULTI_TURN_CHAT_SESSIONS_PER_SECOND) + "/s, 2-8 turns)"
+            + " with growing context and think time; 4 replicas, SLO 500 ms")
+        .workload(new ChatWorkload(MULTI_TURN_CHAT_SESSIONS_PER_SECOND, 4, 1_000, 2, 8, 120, 250, 2,
+            8))
         .replicas(4)
         .kvCapacityTokens(65_536)
         .requests(3_000)
@@ -165,9 +193,11 @@ public final class Scenarios {
   static Scenario staleTelemetry() {
     return Scenario.newBuilder()
         .name("stale-telemetry")
-        .description("3 routers, 6 replicas, bursty 40-90 req/s with shared prefixes; telemetry"
-            + " delay swept over 0/50/250/1000 ms")
-        .workload(new SyntheticWorkload(ArrivalProcess.bursty(40, 90, 6, 2),
+        .description("3 routers, 6 replicas, bursty " + rate(STALE_TELEMETRY_RPS) + "-"
+            + rate(2.25 * STALE_TELEMETRY_RPS) + " req/s with shared prefixes; telemetry delay swept"
+            + " over 0/50/250/1000 ms")
+        .workload(new SyntheticWorkload(
+            ArrivalProcess.bursty(STALE_TELEMETRY_RPS, 2.25 * STALE_TELEMETRY_RPS, 6, 2),
             Shapes.tenants(new int[] {2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000,
                 1_500, 1_500, 1_500, 1_500, 1_000, 1_000, 1_000, 1_000}, 32, 512, 16, 128)))
         .replicas(6)
@@ -190,9 +220,9 @@ public final class Scenarios {
   static Scenario overload() {
     return Scenario.newBuilder()
         .name("overload")
-        .description("Poisson 50 req/s above the capacity of 4 replicas, with TTFT budgets and"
-            + " priorities: admission matters")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(50),
+        .description("Poisson " + rate(OVERLOAD_RPS) + " req/s above the capacity of 4 replicas, with"
+            + " TTFT budgets and priorities: admission matters")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(OVERLOAD_RPS),
             Shapes.withDeadlines(Shapes.mixedSizes(1_500, 1.0, 100, 10_000, 150, 1.0, 10, 1_000),
                 0.5, Duration.ofMillis(1_000), 0.2, Duration.ofMillis(4_000))))
         .replicas(4)
