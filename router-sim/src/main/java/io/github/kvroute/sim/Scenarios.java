@@ -64,10 +64,12 @@ public final class Scenarios {
    * every 250 ms arriving 50 ms late, a 2 s TTFT objective. Override anything with
    * {@link Scenario#toBuilder()}.
    *
-   * <p>With the default 262,144 tokens of KV per replica, the full Mooncake conversation trace reuses
-   * only about 5% of its prompt tokens whatever the policy: most of its repeats are minutes apart, far
-   * beyond what four such caches hold. With very large caches (64M tokens) reuse approaches the trace's
-   * ~35% bound, and round-robin loses about 45% of it at 4 replicas, as the trace's notes say.
+   * <p>With the default engine's 411,520 tokens of KV per replica, the full Mooncake conversation trace
+   * reuses only 5-7% of its prompt tokens (round-robin 4.9%, cache-aware 6.7%): most of its repeats
+   * are minutes apart, far beyond what four such caches hold. With caches that never evict
+   * ({@code kvCapacityTokens(1_000_000_000)}) and a tenth of the rate, round-robin reuses 19.6% of
+   * the prompt tokens at 4 replicas, 13.9% at 8 and 10.1% at 16: the trace's reuse split across
+   * replicas.
    */
   public static Scenario fromTrace(TraceSource trace) {
     checkNotNull(trace, "trace: null (expected: non-null)");
@@ -82,10 +84,11 @@ public final class Scenarios {
 
   /**
    * {@code multi-tenant} (seed 001): 6 tenants with system prompts of 2,600-3,000 tokens, unique user
-   * turns of 32-128 tokens, outputs of 16-64, Poisson 20 req/s over 4 replicas whose KV holds 7,168
-   * tokens: two system prompts beside a small running batch, never all six. Round-robin makes every
-   * replica cycle through all six prompts (hits about 2 in 6, and KV-bound concurrency); keeping each
-   * tenant on one replica keeps its prompt warm. 500 ms TTFT objective, 3,000 requests.
+   * turns of 32-128 tokens, outputs of 16-64, Poisson {@value #MULTI_TENANT_RPS} req/s over 4 replicas
+   * whose KV holds 7,168 tokens: two system prompts beside a small running batch, never all six.
+   * Round-robin makes every replica cycle through all six prompts (hits about 2 in 6, and KV-bound
+   * concurrency); keeping each tenant on one replica keeps its prompt warm. 500 ms TTFT objective,
+   * 3,000 requests.
    */
   static Scenario multiTenant() {
     return Scenario.newBuilder()
@@ -103,7 +106,7 @@ public final class Scenarios {
 
   /**
    * {@code hot-prefix} (seed 000's practice): 3 replicas with 32,768 tokens of KV; bursty arrivals
-   * (20 req/s, bursts of 60 lasting 2 s on average, every 10 s); telemetry every 250 ms arriving 250
+   * ({@value #HOT_PREFIX_RPS} req/s, bursts of three times that lasting 2 s on average, every 10 s); telemetry every 250 ms arriving 250
    * ms late; one 6,000-token prefix whose share grows from 5% to 70% of the traffic among 24 background
    * 2,000-token prefixes. Cache-only placement piles the hot prefix onto one replica; load-only
    * placement recomputes it everywhere. 1 s TTFT objective, 3,000 requests.
@@ -127,7 +130,7 @@ public final class Scenarios {
 
   /**
    * {@code rag-long-docs} (seed 003): Zipf(1.1) over 200 documents of 4,000-16,000 tokens, questions
-   * of 32-256 tokens, input:output 19-47:1, Poisson 8 req/s over 4 replicas with 131,072 tokens of KV
+   * of 32-256 tokens, input:output 19-47:1, Poisson {@value #RAG_LONG_DOCS_RPS} req/s over 4 replicas with 131,072 tokens of KV
    * each. Prefill dominates, so every recomputed document costs hundreds of milliseconds. 2 s TTFT
    * objective, 1,500 requests.
    */
@@ -147,7 +150,7 @@ public final class Scenarios {
 
   /**
    * {@code mixed-sizes}: unique prompts with log-normal lengths clipped to 100-10,000 tokens (median
-   * 800) and outputs of 10-1,000 (median 150), Poisson 24 req/s over 4 replicas: costs differ ~100x,
+   * 800) and outputs of 10-1,000 (median 150), Poisson {@value #MIXED_SIZES_RPS} req/s over 4 replicas: costs differ ~100x,
    * so counting requests is not balancing work. 300 ms TTFT objective, 2,000 requests.
    */
   static Scenario mixedSizes() {
@@ -164,7 +167,7 @@ public final class Scenarios {
   }
 
   /**
-   * {@code multi-turn-chat}: sessions start at 5/s with 2-8 turns each; 4 apps with 1,000-token system
+   * {@code multi-turn-chat}: sessions start at {@value #MULTI_TURN_CHAT_SESSIONS_PER_SECOND}/s with 2-8 turns each; 4 apps with 1,000-token system
    * prompts; user messages ~120 and replies ~250 tokens (log-normal); 2 s + exp(8 s) think time. Each
    * turn's prompt is the whole conversation so far, so the replica that served the last turn holds
    * most of the next. 4 replicas with 65,536 tokens of KV, 500 ms TTFT objective, 3,000 requests.
@@ -185,7 +188,7 @@ public final class Scenarios {
 
   /**
    * {@code stale-telemetry}: 3 routers sharing 6 replicas (32,768 tokens of KV each) under bursty
-   * load (40 req/s, bursts of 90) with 16 tenants' 1,000-2,000-token prompts; telemetry every 250 ms.
+   * load ({@value #STALE_TELEMETRY_RPS} req/s, bursts of 2.25 times that) with 16 tenants' 1,000-2,000-token prompts; telemetry every 250 ms.
    * The variants sweep the delay D over 0, 50, 250 and 1,000 ms: what a router cannot see is the
    * other routers' traffic since the report, and it grows with D. 500 ms TTFT objective, 3,000
    * requests.
@@ -212,7 +215,7 @@ public final class Scenarios {
   }
 
   /**
-   * {@code overload}: Poisson 50 req/s of unique prompts (log-normal, median 1,500 tokens, clipped to
+   * {@code overload}: Poisson {@value #OVERLOAD_RPS} req/s of unique prompts (log-normal, median 1,500 tokens, clipped to
    * 100-10,000) onto 4 replicas, well above what they can serve; half the requests are INTERACTIVE
    * with a 1 s TTFT budget, a fifth BATCH without one, the rest STANDARD with 4 s. Admission decides
    * who is served in time. 1 s TTFT objective, 2,000 requests.
