@@ -99,7 +99,7 @@ final class CompareCommand implements Callable<Integer> {
       description = "Where report.html, charts and results.csv go (default: ./kvroute-report).")
   Path out;
 
-  @Option(names = "--load-scales", paramLabel = "X,Y,...", defaultValue = "0.5,1,1.5,2,2.5,3",
+  @Option(names = "--load-scales", paramLabel = "X,Y,...", defaultValue = "0.25,0.5,1,1.5,2,2.5,3",
       description = "Offered-load multipliers swept for capacity_rps and the goodput-vs-load chart"
           + " (default: ${DEFAULT-VALUE}); 'none' to skip.")
   String loadScales;
