@@ -21,9 +21,9 @@ public final class Scenarios {
   // every policy past its knee. A bursty scenario's constant is its rate between bursts; its bursts
   // keep their ratio to it.
   /** {@code multi-tenant}: Poisson requests per second. */
-  static final double MULTI_TENANT_RPS = 20;
+  static final double MULTI_TENANT_RPS = 40;
   /** {@code hot-prefix}: requests per second between bursts (bursts at 3x). */
-  static final double HOT_PREFIX_RPS = 20;
+  static final double HOT_PREFIX_RPS = 30;
   /** {@code rag-long-docs}: Poisson requests per second. */
   static final double RAG_LONG_DOCS_RPS = 8;
   /** {@code mixed-sizes}: Poisson requests per second. */
@@ -31,7 +31,7 @@ public final class Scenarios {
   /** {@code multi-turn-chat}: chat sessions started per second (2-8 turns each). */
   static final double MULTI_TURN_CHAT_SESSIONS_PER_SECOND = 5;
   /** {@code stale-telemetry}: requests per second between bursts (bursts at 2.25x). */
-  static final double STALE_TELEMETRY_RPS = 40;
+  static final double STALE_TELEMETRY_RPS = 120;
   /** {@code overload}: Poisson requests per second, above what the fleet serves. */
   static final double OVERLOAD_RPS = 50;
 
