@@ -204,7 +204,7 @@ final class CompareCommand implements Callable<Integer> {
     List<Double> sorted = scales.stream().sorted().toList();
     Map<String, SimulationResult[]> runs = new LinkedHashMap<>();
     for (Job j : jobs) {
-      if (j.section == s) {
+      if (j.section == s && j.label == null) { // oracle runs are not swept
         runs.computeIfAbsent(j.policy, k -> new SimulationResult[sorted.size()])[
             sorted.indexOf(j.scale)] = j.result;
       }

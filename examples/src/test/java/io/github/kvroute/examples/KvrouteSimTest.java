@@ -188,6 +188,30 @@ class KvrouteSimTest {
     assertThat(table.out()).contains(rr[19].equals("=") ? rr[18] : rr[19] + rr[18]);
   }
 
+  @Test
+  void theOraclesRunsDoNotEnterThePolicysCapacity() {
+    String[] args = {"compare", "--scenario", "mixed-sizes", "--policies", "hybrid-cost",
+        "--requests", "300", "--load-scales", "1,8", "--no-report", "--format", "csv"};
+    String[] withOracle = Arrays.copyOf(args, args.length + 1);
+    withOracle[args.length] = "--oracle";
+
+    List<String> plain = run(args).out().lines().toList();
+    List<String> oracle = run(withOracle).out().lines().toList();
+
+    assertThat(oracle).hasSize(3);
+    assertThat(capacityColumns(oracle.get(1))).isEqualTo(capacityColumns(plain.get(1)))
+        .doesNotEndWith(",,");
+    assertThat(oracle.get(1)).startsWith("hybrid-cost,");
+    assertThat(oracle.get(2)).startsWith("hybrid-cost+oracle,").endsWith(",,")
+        .as("the oracle differs at x1, so its run in the sweep would show")
+        .isNotEqualTo(oracle.get(1).replaceFirst("^hybrid-cost", "hybrid-cost+oracle"));
+  }
+
+  private static String capacityColumns(String row) {
+    String[] cells = row.split(",", -1);
+    return cells[cells.length - 2] + "," + cells[cells.length - 1];
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', value = {
       "compare --policies nope --no-report | --policies: nope (expected:",
