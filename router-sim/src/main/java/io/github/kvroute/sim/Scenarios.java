@@ -31,7 +31,7 @@ public final class Scenarios {
   /** {@code multi-turn-chat}: chat sessions started per second (2-8 turns each). */
   static final double MULTI_TURN_CHAT_SESSIONS_PER_SECOND = 5;
   /** {@code stale-telemetry}: requests per second between bursts (bursts at 2.25x). */
-  static final double STALE_TELEMETRY_RPS = 120;
+  static final double STALE_TELEMETRY_RPS = 180;
   /** {@code overload}: Poisson requests per second, above what the fleet serves. */
   static final double OVERLOAD_RPS = 50;
 
