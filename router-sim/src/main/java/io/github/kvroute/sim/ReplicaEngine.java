@@ -441,6 +441,18 @@ final class ReplicaEngine {
     return sum;
   }
 
+  /**
+   * The true duration of a decode step of the running batch now (at least one sequence), KV reads of
+   * the context it holds included: what an engine patched to export it would report.
+   */
+  double decodeStepMillis() {
+    long context = 0;
+    for (int i = 0, n = running.size(); i < n; i++) {
+      context += running.get(i).tokensToHold();
+    }
+    return model.decodeStepMillis(Math.max(1, running.size()), context);
+  }
+
   /** Output tokens the running sequences have still to generate (steps of a run already over count). */
   long outstandingDecodeTokens() {
     long sum = 0;
