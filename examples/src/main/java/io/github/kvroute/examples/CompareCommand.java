@@ -1,6 +1,7 @@
 package io.github.kvroute.examples;
 
 import io.github.kvroute.api.RoutingPolicyRegistry;
+import io.github.kvroute.sim.EnginePreset;
 import io.github.kvroute.sim.Scenario;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
@@ -82,6 +83,14 @@ final class CompareCommand implements Callable<Integer> {
           + " exact prior, shown as POLICY+oracle rows.")
   boolean oracle;
 
+  @Option(names = "--engine", paramLabel = "NAME", defaultValue = EnginePreset.DEFAULT_NAME,
+      description = "The replicas' engine preset (default: ${DEFAULT-VALUE}; see docs/engines.md).")
+  String engine;
+
+  @Option(names = "--kv-capacity-tokens", paramLabel = "N",
+      description = "KV cache per replica in tokens, replacing the scenario's (huge: eviction-free).")
+  Long kvCapacityTokens;
+
   @Option(names = "--format", paramLabel = "table|csv", defaultValue = "table",
       description = "Stdout format (default: table).")
   String format;
@@ -90,8 +99,9 @@ final class CompareCommand implements Callable<Integer> {
       description = "Where report.html, charts and results.csv go (default: ./kvroute-report).")
   Path out;
 
-  @Option(names = "--load-scales", paramLabel = "X,Y,...", defaultValue = "0.5,0.75,1,1.25,1.5",
-      description = "Offered-load multipliers for the goodput-vs-load chart; 'none' to skip.")
+  @Option(names = "--load-scales", paramLabel = "X,Y,...", defaultValue = "0.25,0.5,1,1.5,2,2.5,3",
+      description = "Offered-load multipliers swept for capacity_rps and the goodput-vs-load chart"
+          + " (default: ${DEFAULT-VALUE}); 'none' to skip.")
   String loadScales;
 
   @Option(names = "--option", paramLabel = "POLICY.KEY=VALUE",
@@ -111,7 +121,7 @@ final class CompareCommand implements Callable<Integer> {
     if (!format.equals("table") && !format.equals("csv")) {
       throw new UserError("--format: " + format + " (expected: table or csv)");
     }
-    Scenario base = applyOverrides(resolveScenario());
+    Scenario base = applyEngine(applyOverrides(resolveScenario()));
     List<String> names = resolvePolicies();
     Map<String, Map<String, String>> configs = parseOptions(names);
     List<Double> scales = parseScales();
@@ -153,23 +163,29 @@ final class CompareCommand implements Callable<Integer> {
         }
       }
       curves.values().forEach(points -> points.sort((a, b) -> Double.compare(a[0], b[0])));
+      Map<String, CapacityTable.Sweep> sweeps = sweeps(jobs, s, scales);
       Scenario sc = sections.get(s);
       if (format.equals("table")) {
         stdout.println("== " + sc.name() + ": " + sc.description());
         stdout.print(ResultTable.render(main));
         stdout.print(calibrationLines(main));
         stdout.println();
+        if (!sweeps.isEmpty()) {
+          stdout.print(CapacityTable.render(sweeps));
+          stdout.println();
+        }
       } else {
         if (s == 0) {
-          stdout.println(SimulationResult.CSV_HEADER);
+          stdout.println(CapacityTable.csvHeader());
         }
         for (SimulationResult r : main) {
-          stdout.println(sections.size() == 1 ? r.csvRow()
+          String row = sections.size() == 1 ? r.csvRow()
               : r.csvRow().replaceFirst("^[^,]*", r.policy() + "@" + sc.name()
-                  .substring(sc.name().indexOf('/') + 1)));
+                  .substring(sc.name().indexOf('/') + 1));
+          stdout.println(CapacityTable.csvRow(row, r, sweeps.get(r.policy())));
         }
       }
-      report.add(new ReportWriter.Section(sc.name(), sc.description(), main, curves));
+      report.add(new ReportWriter.Section(sc.name(), sc.description(), main, curves, sweeps));
     }
     stdout.flush();
     if (!noReport) {
@@ -177,6 +193,24 @@ final class CompareCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("kvroute-sim: report written to " + html.toAbsolutePath());
     }
     return 0;
+  }
+
+  /** Each policy's runs of section {@code s} by load scale; empty without a sweep. */
+  private static Map<String, CapacityTable.Sweep> sweeps(List<Job> jobs, int s, List<Double> scales) {
+    Map<String, CapacityTable.Sweep> out = new LinkedHashMap<>();
+    if (scales.size() < 2) {
+      return out;
+    }
+    List<Double> sorted = scales.stream().sorted().toList();
+    Map<String, SimulationResult[]> runs = new LinkedHashMap<>();
+    for (Job j : jobs) {
+      if (j.section == s && j.label == null) { // oracle runs are not swept
+        runs.computeIfAbsent(j.policy, k -> new SimulationResult[sorted.size()])[
+            sorted.indexOf(j.scale)] = j.result;
+      }
+    }
+    runs.forEach((policy, r) -> out.put(policy, new CapacityTable.Sweep(sorted, List.of(r))));
+    return out;
   }
 
   private Scenario resolveScenario() {
@@ -289,6 +323,22 @@ final class CompareCommand implements Callable<Integer> {
     return out.toString();
   }
 
+  /** {@code --engine} and {@code --kv-capacity-tokens}: the engine keeps the scenario's KV capacity. */
+  private Scenario applyEngine(Scenario s) {
+    EnginePreset preset = EnginePreset.named(engine).orElseThrow(() -> new UserError("--engine: "
+        + engine + " (expected: one of " + EnginePreset.all().stream().map(EnginePreset::name).toList()
+        + ")"));
+    try {
+      Scenario.Builder b = s.toBuilder().engine(preset);
+      if (kvCapacityTokens != null) {
+        b.kvCapacityTokens(kvCapacityTokens);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new UserError(e.getMessage().replaceFirst("^kvCapacityTokens", "--kv-capacity-tokens"));
+    }
+  }
+
   private List<String> resolvePolicies() {
     RoutingPolicyRegistry registry = RoutingPolicyRegistry.defaultRegistry();
     if (policies.equals("all")) {
@@ -331,7 +381,7 @@ final class CompareCommand implements Callable<Integer> {
     if (!scales.contains(1.0)) {
       scales.add(1.0);
     }
-    return scales;
+    return scales.stream().distinct().toList();
   }
 
   /** {@code --option} values grouped by policy; each must name a policy being compared. */

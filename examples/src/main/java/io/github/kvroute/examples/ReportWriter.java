@@ -28,7 +28,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 final class ReportWriter {
   /** One scenario (or one variant of it) and everything measured on it. */
   record Section(String title, String description, List<SimulationResult> results,
-      Map<String, List<double[]>> goodputByLoad) {}
+      Map<String, List<double[]>> goodputByLoad, Map<String, CapacityTable.Sweep> sweeps) {}
 
   private final Path dir;
 
@@ -39,7 +39,7 @@ final class ReportWriter {
   /** Writes every file and returns the path of {@code report.html}. */
   Path write(String command, List<Section> sections) throws IOException {
     Files.createDirectories(dir);
-    StringBuilder csv = new StringBuilder(SimulationResult.CSV_HEADER).append('\n');
+    StringBuilder csv = new StringBuilder(CapacityTable.csvHeader()).append('\n');
     StringBuilder html = new StringBuilder();
     html.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>kvroute-sim report</title>")
         .append("<style>body{font-family:sans-serif;margin:2em;max-width:1400px}")
@@ -54,14 +54,18 @@ final class ReportWriter {
     for (Section s : sections) {
       String prefix = sections.size() == 1 ? "" : "s" + index + "-";
       for (SimulationResult r : s.results()) {
-        csv.append(sections.size() == 1 ? r.csvRow()
-            : r.csvRow().replaceFirst("^[^,]*", r.policy() + "@" + variantLabel(s.title())))
-            .append('\n');
+        String row = sections.size() == 1 ? r.csvRow()
+            : r.csvRow().replaceFirst("^[^,]*", r.policy() + "@" + variantLabel(s.title()));
+        csv.append(CapacityTable.csvRow(row, r, s.sweeps().get(r.policy()))).append('\n');
       }
       html.append("<h2>").append(esc(s.title())).append("</h2><p>").append(esc(s.description()))
           .append("</p>").append(table(s.results()));
       html.append("<h3>Time to first token</h3><img src=\"").append(ttftCdf(prefix, s))
           .append("\" alt=\"TTFT CDF per policy\">");
+      if (!s.sweeps().isEmpty()) {
+        html.append("<h3>Capacity at SLO</h3><pre>").append(esc(CapacityTable.render(s.sweeps())))
+            .append("</pre>");
+      }
       if (!s.goodputByLoad().isEmpty()) {
         html.append("<h3>Goodput against offered load (the knee)</h3><img src=\"")
             .append(goodputVsLoad(prefix, s)).append("\" alt=\"goodput vs offered load\">");

@@ -77,7 +77,8 @@ class KvrouteSimTest {
 
     assertThat(r.exit()).as(r.err()).isZero();
     List<String> lines = r.out().lines().toList();
-    assertThat(lines.get(0)).isEqualTo(SimulationResult.CSV_HEADER);
+    assertThat(lines.get(0)).isEqualTo(SimulationResult.CSV_HEADER
+        + ",offered_rps,capacity_rps,capacity_bound");
     assertThat(lines).hasSize(3);
     assertThat(lines.get(1)).startsWith("round-robin,300,");
     assertThat(lines.get(2)).startsWith("hybrid-cost,300,");
@@ -129,9 +130,10 @@ class KvrouteSimTest {
     assertThat(csv).hasSize(5);
     assertThat(csv.subList(1, 5)).extracting(l -> l.substring(0, l.indexOf(',')))
         .containsExactly("round-robin", "round-robin+oracle", "hybrid-cost", "hybrid-cost+oracle");
+    // the default engine, llama3-8b-h100, computes a prompt token's linear layers in 0.0325 ms
     assertThat(table).contains("hybrid-cost+oracle ").contains("round-robin+oracle ")
-        .contains("hybrid-cost prefill ms/token: true 0.0350, prior ")
-        .contains("hybrid-cost+oracle prefill ms/token: true 0.0350, prior 0.0350");
+        .contains("hybrid-cost prefill ms/token: true 0.0325, prior ")
+        .contains("hybrid-cost+oracle prefill ms/token: true 0.0325, prior 0.0325");
   }
 
   @Test
@@ -146,8 +148,68 @@ class KvrouteSimTest {
         .isNotEqualTo(withoutWallClock(run(instrumented).out()));
   }
 
+  /** The CSV without its decision_us_* columns (found by name in the header). */
   private static List<String> withoutWallClock(String csv) {
-    return csv.lines().map(l -> l.substring(0, l.lastIndexOf(',', l.lastIndexOf(',') - 1))).toList();
+    List<String> lines = csv.lines().toList();
+    List<String> header = List.of(lines.get(0).split(",", -1));
+    return lines.stream().map(l -> {
+      String[] cells = l.split(",", -1);
+      StringBuilder kept = new StringBuilder();
+      for (int i = 0; i < cells.length; i++) {
+        if (!header.get(i).startsWith("decision_us")) {
+          kept.append(cells[i]).append(',');
+        }
+      }
+      return kept.toString();
+    }).toList();
+  }
+
+  @Test
+  void aSweepPrintsEachPolicysCapacityAsASecondTable_andAsColumnsAfterTheFixedOnes() {
+    String[] args = {"compare", "--scenario", "mixed-sizes", "--policies", "round-robin,hybrid-cost",
+        "--requests", "300", "--load-scales", "0.5,2,8", "--no-report"};
+    Run table = run(args);
+    String[] csvArgs = Arrays.copyOf(args, args.length + 2);
+    csvArgs[args.length] = "--format";
+    csvArgs[args.length + 1] = "csv";
+    List<String> csv = run(csvArgs).out().lines().toList();
+
+    assertThat(table.exit()).as(table.err()).isZero();
+    assertThat(table.out()).contains("capacity_rps: highest offered req/s with SLO attainment >= 90%")
+        .containsPattern("(?m)^policy +capacity_rps +att@x0\\.5 +att@x1 +att@x2 +att@x8$")
+        .containsPattern("(?m)^round-robin +[<>=]*\\d+\\.\\d{3}( +\\d\\.\\d{3}){4}$");
+    List<String> header = List.of(csv.get(0).split(","));
+    assertThat(header.subList(0, 17)).containsExactly(SimulationResult.CSV_HEADER.split(","));
+    assertThat(header.subList(17, 20)).containsExactly("offered_rps", "capacity_rps", "capacity_bound");
+    String[] rr = csv.get(1).split(",", -1);
+    assertThat(rr[0]).isEqualTo("round-robin");
+    assertThat(Double.parseDouble(rr[18])).isPositive();
+    assertThat(rr[19]).isIn("=", ">=", "<");
+    assertThat(table.out()).contains(rr[19].equals("=") ? rr[18] : rr[19] + rr[18]);
+  }
+
+  @Test
+  void theOraclesRunsDoNotEnterThePolicysCapacity() {
+    String[] args = {"compare", "--scenario", "mixed-sizes", "--policies", "hybrid-cost",
+        "--requests", "300", "--load-scales", "1,8", "--no-report", "--format", "csv"};
+    String[] withOracle = Arrays.copyOf(args, args.length + 1);
+    withOracle[args.length] = "--oracle";
+
+    List<String> plain = run(args).out().lines().toList();
+    List<String> oracle = run(withOracle).out().lines().toList();
+
+    assertThat(oracle).hasSize(3);
+    assertThat(capacityColumns(oracle.get(1))).isEqualTo(capacityColumns(plain.get(1)))
+        .doesNotEndWith(",,");
+    assertThat(oracle.get(1)).startsWith("hybrid-cost,");
+    assertThat(oracle.get(2)).startsWith("hybrid-cost+oracle,").endsWith(",,")
+        .as("the oracle differs at x1, so its run in the sweep would show")
+        .isNotEqualTo(oracle.get(1).replaceFirst("^hybrid-cost", "hybrid-cost+oracle"));
+  }
+
+  private static String capacityColumns(String row) {
+    String[] cells = row.split(",", -1);
+    return cells[cells.length - 2] + "," + cells[cells.length - 1];
   }
 
   @ParameterizedTest(name = "{0}")
@@ -158,6 +220,8 @@ class KvrouteSimTest {
       "compare --trace nowhere:x --no-report | --trace: nowhere:x (expected: mooncake:PATH or azure:PATH)",
       "compare --trace mooncake:/no/such/file.jsonl --no-report | no such file",
       "compare --replicas 0 --no-report | replicas: 0 (expected:",
+      "compare --engine nope --no-report | --engine: nope (expected: one of [llama3-8b-h100, llama3-70b-tp4-h100])",
+      "compare --kv-capacity-tokens 0 --no-report | --kv-capacity-tokens: 0 (expected: >= 1)",
       "compare --load-scales 0,x --no-report | --load-scales: 0 (expected:",
       "compare --requests many | Invalid value for option '--requests'",
       "compare --telemetry prometheus --no-report | --telemetry: prometheus (expected: one of [vllm, vllm-kv-events, sglang, instrumented])",

@@ -1,6 +1,8 @@
 package io.github.kvroute.sim;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
@@ -50,11 +52,16 @@ final class Measurements {
     offered++;
   }
 
-  void completed(long ttftNanos, long e2eNanos) {
+  /**
+   * A completed request: it counts towards goodput when its TTFT met its own deadline, its TTFT budget
+   * when it has one, else the scenario's objective.
+   */
+  void completed(long ttftNanos, long e2eNanos, Optional<Duration> ttftBudget) {
     completed++;
     ttftMicros.recordValue(Math.max(0, ttftNanos / 1_000));
     e2eMicros.recordValue(Math.max(0, e2eNanos / 1_000));
-    if (ttftNanos <= sloNanos) {
+    double deadlineNanos = ttftBudget.isPresent() ? ttftBudget.get().toNanos() : sloNanos;
+    if (ttftNanos <= deadlineNanos) {
       withinSlo++;
     }
   }

@@ -19,8 +19,11 @@ import java.util.List;
  *       and it goes back to the front of its queue, to prefill its prompt and generated tokens again);
  *   <li>prefilling sequences take chunks of their remaining prompt, in admission order, up to
  *       {@link ReplicaModel#maxPrefillTokensPerStep()} in total;
- *   <li>the step lasts {@code decodeBase + perSequence x participants + overhead x prefillsStarting +
- *       perToken x prefillTokens (+ adapter loads)};
+ *   <li>the step lasts {@link ReplicaModel#stepMillis}: {@code decodeBase + perSequence x participants
+ *       + overhead x prefillsStarting + perToken x prefillTokens + attention x pairs
+ *       + kvRead x contextHeld (+ adapter loads)}, where a chunk of {@code c} prompt tokens after
+ *       {@code p} computed ones attends {@code c p + c (c + 1) / 2} pairs and every participant reads
+ *       the KV it holds ({@code p} for a chunk, prompt plus output so far minus one for a decoder);
  *   <li>at its end every decoding sequence emits a token, and a sequence whose prefill completed emits
  *       its first token, registering its prompt's blocks in the prefix cache. A sequence that has
  *       emitted its output length finishes and releases its blocks.
@@ -31,7 +34,8 @@ import java.util.List;
  * <p><b>Decode runs.</b> A step that only decodes, with nothing waiting, is followed by identical
  * steps until a sequence finishes or needs a new KV block, or a request arrives: nothing else can
  * change the batch. Such a run of {@code k} steps is one event ending after {@code k} step durations
- * (the same rounded duration each, so the step boundaries are exactly those of single steps). An
+ * (the same rounded duration each: the mean of the run's steps, whose KV reads grow by one token per
+ * decoder a step, so the run lasts what its single steps would in total). An
  * arrival during the run cuts it at the end of the step in progress; a report during the run counts
  * the steps already over. Crashes and the time limit drop the run like any step.
  *
@@ -149,6 +153,8 @@ final class ReplicaEngine {
     int participants = 0;
     int starts = 0;
     long chunked = 0;
+    double pairs = 0;
+    long context = 0;
     int budget = model.maxPrefillTokensPerStep();
     for (int i = 0, n = running.size(); i < n; i++) {
       Sequence s = running.get(i);
@@ -157,9 +163,12 @@ final class ReplicaEngine {
           continue;
         }
         int c = Math.min(s.prefillRemaining, budget);
+        int before = s.tokensToHold() - s.prefillRemaining;
         s.chunk = c;
         budget -= c;
         chunked += c;
+        pairs += ReplicaModel.attentionPairs(before, c);
+        context += before;
         participants++;
         if (!s.prefillStarted) {
           s.prefillStarted = true;
@@ -167,6 +176,7 @@ final class ReplicaEngine {
         }
       } else {
         s.decoding = true;
+        context += s.tokensToHold() - 1;
         participants++;
       }
     }
@@ -177,13 +187,14 @@ final class ReplicaEngine {
       }
       return;
     }
-    double ms = model.decodeBaseMillis() + model.decodePerSequenceMillis() * participants
-        + model.prefillOverheadMillis() * starts + model.prefillMillisPerToken() * chunked
-        + stallMillis;
-    long generation = ++stepGeneration;
-    long duration = Math.max(1, Math.round(ms * 1e6));
     int run = starts == 0 && chunked == 0 && stallMillis == 0 && waiting.isEmpty()
         ? decodeRunLength() : 1;
+    // a run's steps all last its mean step: each decoder's context grows by one token a step
+    double meanContext = context + participants * (run - 1) / 2.0;
+    double ms = model.stepMillis(participants, starts, chunked, pairs, 0)
+        + model.kvReadMillisPerToken() * meanContext + stallMillis;
+    long generation = ++stepGeneration;
+    long duration = Math.max(1, Math.round(ms * 1e6));
     busy = true;
     runStart = host.now();
     runStepNanos = duration;
@@ -191,7 +202,7 @@ final class ReplicaEngine {
     steps += run;
     busyNanos += duration * run;
     prefillMillis += model.prefillOverheadMillis() * starts + model.prefillMillisPerToken() * chunked
-        + stallMillis;
+        + model.attentionMillisPerTokenPair() * pairs + stallMillis;
     host.schedule(runStart + duration * run, () -> endStep(generation));
   }
 
@@ -428,6 +439,18 @@ final class ReplicaEngine {
       sum += running.get(i).prefillRemaining;
     }
     return sum;
+  }
+
+  /**
+   * The true duration of a decode step of the running batch now (at least one sequence), KV reads of
+   * the context it holds included: what an engine patched to export it would report.
+   */
+  double decodeStepMillis() {
+    long context = 0;
+    for (int i = 0, n = running.size(); i < n; i++) {
+      context += running.get(i).tokensToHold();
+    }
+    return model.decodeStepMillis(Math.max(1, running.size()), context);
   }
 
   /** Output tokens the running sequences have still to generate (steps of a run already over count). */

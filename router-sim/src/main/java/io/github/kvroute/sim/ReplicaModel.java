@@ -11,14 +11,21 @@ import java.util.Set;
  * The constants of one simulated model-server replica: a continuous-batching engine with chunked
  * prefill, a paged KV cache with prefix caching, LoRA adapter slots and a cold start.
  *
- * <p>One engine step takes
+ * <p>One engine step takes ({@link #stepMillis})
  * {@code decodeBase + decodePerSequence x sequencesInStep + prefillOverhead x prefillsStartingInStep
- * + prefillPerToken x prefillTokensInStep} milliseconds. With the defaults (seed 000's constants) a lone
- * 1,000-token prompt on an idle replica gets its first token after
+ * + prefillPerToken x prefillTokensInStep + attentionPerTokenPair x attentionPairs
+ * + kvReadPerToken x contextTokens} milliseconds, where a prefill chunk of {@code c} tokens after
+ * {@code p} already computed adds {@code c x p + c (c + 1) / 2} attention pairs (causal attention:
+ * quadratic in the prompt), and every sequence in the step reads the KV of the tokens it already holds.
+ *
+ * <p>Real engines come from {@link EnginePreset} (the constants derived from a model and its GPUs).
+ * The builder's defaults are a small worked example for hand-computed tests, not an engine: no attention
+ * or KV-read term, so a lone 1,000-token prompt on an idle replica gets its first token after
  * {@code 8 + 0.06 + 20 + 0.035 x 1,000 = 63.06 ms}: "55 ms plus one decode step".
  *
  * <pre>{@code
- * ReplicaModel small = ReplicaModel.newBuilder().kvCapacityTokens(12_288).build();
+ * ReplicaModel small = EnginePreset.named("llama3-8b-h100").orElseThrow().replicaModel()
+ *     .toBuilder().kvCapacityTokens(12_288).build();
  * }</pre>
  *
  * <p>Immutable and thread-safe.
@@ -31,6 +38,8 @@ public final class ReplicaModel {
   private final int maxPrefillTokensPerStep;
   private final double decodeBaseMillis;
   private final double decodePerSequenceMillis;
+  private final double attentionMillisPerTokenPair;
+  private final double kvReadMillisPerToken;
   private final int maxRunningSequences;
   private final long kvCapacityTokens;
   private final long kvBytesPerToken;
@@ -45,6 +54,8 @@ public final class ReplicaModel {
     maxPrefillTokensPerStep = b.maxPrefillTokensPerStep;
     decodeBaseMillis = b.decodeBaseMillis;
     decodePerSequenceMillis = b.decodePerSequenceMillis;
+    attentionMillisPerTokenPair = b.attentionMillisPerTokenPair;
+    kvReadMillisPerToken = b.kvReadMillisPerToken;
     maxRunningSequences = b.maxRunningSequences;
     kvCapacityTokens = b.kvCapacityTokens;
     kvBytesPerToken = b.kvBytesPerToken;
@@ -71,6 +82,8 @@ public final class ReplicaModel {
     b.maxPrefillTokensPerStep = maxPrefillTokensPerStep;
     b.decodeBaseMillis = decodeBaseMillis;
     b.decodePerSequenceMillis = decodePerSequenceMillis;
+    b.attentionMillisPerTokenPair = attentionMillisPerTokenPair;
+    b.kvReadMillisPerToken = kvReadMillisPerToken;
     b.maxRunningSequences = maxRunningSequences;
     b.kvCapacityTokens = kvCapacityTokens;
     b.kvBytesPerToken = kvBytesPerToken;
@@ -104,6 +117,62 @@ public final class ReplicaModel {
   /** Cost per sequence taking part in a step (default 0.06 ms). */
   public double decodePerSequenceMillis() {
     return decodePerSequenceMillis;
+  }
+
+  /**
+   * Attention cost of one (query token, key token) pair computed in a prefill (default 0): a prompt of
+   * {@code n} tokens computes about {@code n^2 / 2} pairs, so long prompts cost more than linearly.
+   */
+  public double attentionMillisPerTokenPair() {
+    return attentionMillisPerTokenPair;
+  }
+
+  /**
+   * Cost of reading one token's KV in a step (default 0): every sequence in a step reads the KV of the
+   * tokens it already holds, so steps slow down with the context the batch holds.
+   */
+  public double kvReadMillisPerToken() {
+    return kvReadMillisPerToken;
+  }
+
+  /**
+   * Milliseconds of one engine step: the one place the step formula lives.
+   *
+   * @param sequences sequences taking part (decoding, or computing a prefill chunk)
+   * @param prefillStarts prefills whose first chunk is in this step
+   * @param prefillTokens prompt tokens computed in this step
+   * @param attentionPairs (query, key) pairs those prompt tokens attend to ({@link #attentionPairs})
+   * @param contextTokens tokens whose KV the participating sequences already hold
+   */
+  public double stepMillis(int sequences, int prefillStarts, long prefillTokens, double attentionPairs,
+      long contextTokens) {
+    return decodeBaseMillis + decodePerSequenceMillis * sequences + prefillOverheadMillis * prefillStarts
+        + prefillMillisPerToken * prefillTokens + attentionMillisPerTokenPair * attentionPairs
+        + kvReadMillisPerToken * contextTokens;
+  }
+
+  /** Causal attention pairs of a chunk of {@code chunk} prompt tokens after {@code before} tokens. */
+  public static double attentionPairs(long before, long chunk) {
+    return (double) chunk * before + chunk * (chunk + 1) / 2.0;
+  }
+
+  /**
+   * Milliseconds a lone prompt of {@code promptTokens} (nothing cached) takes on an idle replica until
+   * its first token: its chunks of {@link #maxPrefillTokensPerStep()}, one step each.
+   */
+  public double lonePrefillMillis(int promptTokens) {
+    double ms = 0;
+    for (long done = 0; done < promptTokens; ) {
+      long c = Math.min(maxPrefillTokensPerStep, promptTokens - done);
+      ms += stepMillis(1, done == 0 ? 1 : 0, c, attentionPairs(done, c), done);
+      done += c;
+    }
+    return ms;
+  }
+
+  /** Milliseconds of a decode-only step of {@code batch} sequences holding {@code contextTokens} in all. */
+  public double decodeStepMillis(int batch, long contextTokens) {
+    return stepMillis(batch, 0, 0, 0, contextTokens);
   }
 
   /** Running batch limit (vLLM {@code max_num_seqs}, default 256). */
@@ -144,10 +213,11 @@ public final class ReplicaModel {
   @Override
   public String toString() {
     return String.format(Locale.ROOT,
-        "ReplicaModel{prefill=%s+%s/token ms, chunk=%d, step=%s+%s/seq ms, maxSeqs=%d, kv=%d tokens,"
-            + " adapters=%d x %s ms, coldStart=%d ms}",
-        prefillOverheadMillis, prefillMillisPerToken, maxPrefillTokensPerStep, decodeBaseMillis,
-        decodePerSequenceMillis, maxRunningSequences, kvCapacityTokens, maxResidentAdapters,
+        "ReplicaModel{prefill=%s+%s/token ms, attention=%s/pair ms, chunk=%d, step=%s+%s/seq ms,"
+            + " kvRead=%s/token ms, maxSeqs=%d, kv=%d tokens, adapters=%d x %s ms, coldStart=%d ms}",
+        prefillOverheadMillis, prefillMillisPerToken, attentionMillisPerTokenPair,
+        maxPrefillTokensPerStep, decodeBaseMillis, decodePerSequenceMillis, kvReadMillisPerToken,
+        maxRunningSequences, kvCapacityTokens, maxResidentAdapters,
         adapterLoadMillis, coldStartMillis);
   }
 
@@ -158,6 +228,8 @@ public final class ReplicaModel {
     private int maxPrefillTokensPerStep = 4_096;
     private double decodeBaseMillis = 8;
     private double decodePerSequenceMillis = 0.06;
+    private double attentionMillisPerTokenPair;
+    private double kvReadMillisPerToken;
     private int maxRunningSequences = 256;
     private long kvCapacityTokens = 262_144;
     private long kvBytesPerToken = 320L * 1024;
@@ -207,6 +279,18 @@ public final class ReplicaModel {
     public Builder decodePerSequenceMillis(double v) {
       once("decodePerSequenceMillis");
       decodePerSequenceMillis = finite(v, "decodePerSequenceMillis", false);
+      return this;
+    }
+
+    public Builder attentionMillisPerTokenPair(double v) {
+      once("attentionMillisPerTokenPair");
+      attentionMillisPerTokenPair = finite(v, "attentionMillisPerTokenPair", false);
+      return this;
+    }
+
+    public Builder kvReadMillisPerToken(double v) {
+      once("kvReadMillisPerToken");
+      kvReadMillisPerToken = finite(v, "kvReadMillisPerToken", false);
       return this;
     }
 

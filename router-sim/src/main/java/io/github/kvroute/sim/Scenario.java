@@ -39,6 +39,8 @@ public final class Scenario {
   private final String name;
   private final String description;
   private final int replicas;
+  private final ReplicaModel engineModel;
+  private final long kvCapacityTokens;
   private final ReplicaModel replicaModel;
   private final Workload workload;
   private final long telemetryIntervalMillis;
@@ -62,7 +64,10 @@ public final class Scenario {
     name = b.name;
     description = b.description != null ? b.description : b.workload.description();
     replicas = b.replicas;
-    replicaModel = b.replicaModel;
+    engineModel = b.replicaModel;
+    kvCapacityTokens = b.kvCapacityTokens;
+    replicaModel = kvCapacityTokens == 0 ? engineModel
+        : engineModel.toBuilder().kvCapacityTokens(kvCapacityTokens).build();
     workload = b.workload;
     telemetryIntervalMillis = b.telemetryIntervalMillis;
     telemetryDelayMillis = b.telemetryDelayMillis;
@@ -92,7 +97,8 @@ public final class Scenario {
     b.name = name;
     b.description = description;
     b.replicas = replicas;
-    b.replicaModel = replicaModel;
+    b.replicaModel = engineModel;
+    b.kvCapacityTokens = kvCapacityTokens;
     b.workload = workload;
     b.telemetryIntervalMillis = telemetryIntervalMillis;
     b.telemetryDelayMillis = telemetryDelayMillis;
@@ -125,6 +131,7 @@ public final class Scenario {
     return replicas;
   }
 
+  /** Each replica's constants: the engine's, with this scenario's KV capacity when it sets one. */
   public ReplicaModel replicaModel() {
     return replicaModel;
   }
@@ -171,7 +178,10 @@ public final class Scenario {
     return routers;
   }
 
-  /** The TTFT objective of {@code goodput_rps} and {@code slo_attainment}. */
+  /**
+   * The TTFT objective of {@code goodput_rps} and {@code slo_attainment} for requests without a TTFT
+   * budget of their own (a request with one is measured against its budget).
+   */
   public double ttftSloMillis() {
     return ttftSloMillis;
   }
@@ -247,7 +257,8 @@ public final class Scenario {
     private String name;
     private String description;
     private int replicas = 4;
-    private ReplicaModel replicaModel = ReplicaModel.defaults();
+    private ReplicaModel replicaModel = EnginePreset.defaultPreset().replicaModel();
+    private long kvCapacityTokens;
     private Workload workload;
     private long telemetryIntervalMillis = 250;
     private long telemetryDelayMillis = 50;
@@ -297,10 +308,26 @@ public final class Scenario {
       return this;
     }
 
-    /** Default {@link ReplicaModel#defaults()}. */
+    /** The replicas' engine; default {@link EnginePreset#defaultPreset()}'s. */
     public Builder replicaModel(ReplicaModel v) {
       once("replicaModel");
       replicaModel = checkNotNull(v, "replicaModel: null (expected: non-null)");
+      return this;
+    }
+
+    /** The replicas' engine from a preset (the same option as {@link #replicaModel}). */
+    public Builder engine(EnginePreset v) {
+      return replicaModel(checkNotNull(v, "engine: null (expected: non-null)").replicaModel());
+    }
+
+    /**
+     * KV cache per replica in tokens, replacing the engine's (a scenario about cache pressure, or a
+     * huge value for an eviction-free run); default: the engine's.
+     */
+    public Builder kvCapacityTokens(long v) {
+      once("kvCapacityTokens");
+      checkArgument(v >= 1, "kvCapacityTokens: %s (expected: >= 1)", v);
+      kvCapacityTokens = v;
       return this;
     }
 

@@ -328,7 +328,8 @@ final class Simulation implements ReplicaHost {
     }
     report(s, b.build());
     long arrival = s.request.request.arrivalNanos();
-    metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival);
+    metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival,
+        s.request.request.ttftBudget());
     end(s.request, RequestState.End.COMPLETED, null, s);
   }
 

@@ -16,7 +16,8 @@ import org.HdrHistogram.HistogramIterationValue;
  *   <li>{@code offered} requests in the workload; {@code admitted} routed at least once;
  *       {@code completed}; {@code rejected} ended by a routing or admission rejection;
  *       {@code failed} ended by a fault. Always {@code offered = completed + rejected + failed}.
- *   <li>{@code goodput_rps}: completed requests with TTFT within the SLO per second of the arrival span
+ *   <li>{@code goodput_rps}: completed requests whose TTFT met their own deadline (the request's TTFT
+ *       budget when it has one, else the scenario's TTFT objective) per second of the arrival span
  *       (first to last arrival); {@code slo_attainment}: the same count over {@code offered}.
  *   <li>TTFT (first token minus arrival) and end-to-end (last token minus arrival) percentiles over
  *       completed requests, in virtual milliseconds (HdrHistogram, 3 significant digits); {@code NaN}
@@ -69,6 +70,7 @@ public final class SimulationResult {
   private final long completed;
   private final long rejected;
   private final long failed;
+  private final double offeredRps;
   private final double goodputRps;
   private final double sloAttainment;
   private final double ttftP50Millis;
@@ -101,6 +103,7 @@ public final class SimulationResult {
     completed = m.completed;
     rejected = m.rejected;
     failed = m.failed;
+    offeredRps = m.offered / m.arrivalSpanSeconds();
     goodputRps = m.withinSlo / m.arrivalSpanSeconds();
     sloAttainment = m.offered == 0 ? 0 : (double) m.withinSlo / m.offered;
     ttftP50Millis = percentileMillis(m.ttftMicros, 50);
@@ -136,6 +139,7 @@ public final class SimulationResult {
     completed = r.completed;
     rejected = r.rejected;
     failed = r.failed;
+    offeredRps = r.offeredRps;
     goodputRps = r.goodputRps;
     sloAttainment = r.sloAttainment;
     ttftP50Millis = r.ttftP50Millis;
@@ -212,6 +216,12 @@ public final class SimulationResult {
     return failed;
   }
 
+  /** Requests offered per second of the arrival span (first to last arrival). */
+  public double offeredRps() {
+    return offeredRps;
+  }
+
+  /** Completed requests that met their own deadline, per second of the arrival span. */
   public double goodputRps() {
     return goodputRps;
   }

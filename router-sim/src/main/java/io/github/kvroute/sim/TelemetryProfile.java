@@ -82,8 +82,7 @@ public enum TelemetryProfile {
           .kvBlockSizeTokens(r.kv.blockSize())
           .residentAdapters(r.adapters.residentSet())
           .prefillTokensPerSecond(1000.0 / m.prefillMillisPerToken())
-          .decodeStepMillis(m.decodeBaseMillis()
-              + m.decodePerSequenceMillis() * Math.max(1, r.runningCount()))
+          .decodeStepMillis(r.decodeStepMillis())
           .requestsReceivedTotal(r.requestsReceived());
     }
   };

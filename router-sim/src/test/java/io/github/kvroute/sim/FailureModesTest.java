@@ -80,8 +80,8 @@ class FailureModesTest {
   @Test
   void promptLargerThanTheKvCacheFailsAsAClientError() {
     ReplicaModel small = ReplicaModel.newBuilder().kvCapacityTokens(1_024).build();
-    Scenario s = oneReplica(List.of(unique("big", 0, 2_000, 1, 10), unique("ok", 1, 100, 2, 10)))
-        .replicaModel(small).build();
+    Scenario s = oneReplica(List.of(unique("big", 0, 2_000, 1, 10), unique("ok", 1, 100, 2, 10)),
+        small).build();
 
     SimulationResult r = Simulator.create().run(s, "round-robin");
 

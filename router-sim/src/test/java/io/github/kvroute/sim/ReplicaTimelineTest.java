@@ -75,7 +75,7 @@ class ReplicaTimelineTest {
         unique("y-again", 300, 640, 2, 1),
         unique("x-again", 400, 640, 1, 1));
 
-    var run = runRecorded(oneReplica(requests).replicaModel(small).build(), "round-robin");
+    var run = runRecorded(oneReplica(requests, small).build(), "round-robin");
 
     assertThat(run.get("y-again").cachedTokens()).isEqualTo(639);
     assertThat(run.get("x-again").cachedTokens()).isZero();
@@ -94,7 +94,7 @@ class ReplicaTimelineTest {
         unique("z", 200, 640, 3, 1),
         unique("x-again", 300, 640, 1, 1));
 
-    var run = runRecorded(oneReplica(requests).replicaModel(small).build(), "round-robin");
+    var run = runRecorded(oneReplica(requests, small).build(), "round-robin");
 
     assertThat(run.get("x-again").cachedTokens()).isEqualTo(20 * 16);
   }
@@ -106,7 +106,7 @@ class ReplicaTimelineTest {
     ReplicaModel small = ReplicaModel.newBuilder().kvCapacityTokens(1_024).kvWatermark(0).build();
     List<SimRequest> requests = List.of(unique("a", 0, 320, 1, 400), unique("b", 0, 320, 2, 400));
 
-    var run = runRecorded(oneReplica(requests).replicaModel(small).build(), "round-robin");
+    var run = runRecorded(oneReplica(requests, small).build(), "round-robin");
 
     assertThat(run.result().preemptions()).isGreaterThanOrEqualTo(1);
     assertThat(run.result().completed()).isEqualTo(2);
@@ -169,7 +169,7 @@ class ReplicaTimelineTest {
     SimRequest batch = prioritized(unique("batch", 10, 160, 2, 1), Priority.BATCH);
     SimRequest interactive = prioritized(unique("interactive", 20, 160, 3, 1), Priority.INTERACTIVE);
 
-    var run = runRecorded(oneReplica(List.of(first, batch, interactive)).replicaModel(oneSlot)
+    var run = runRecorded(oneReplica(List.of(first, batch, interactive), oneSlot)
         .build(), "round-robin");
 
     long interactiveFirstToken = run.get("interactive").ttftNanos() + nanos(20);

@@ -56,7 +56,7 @@ class RouterPriorTest {
 
     assertThat(r.calibration()).hasSize(4);
     for (SimulationResult.Calibration c : r.calibration()) {
-      assertThat(c.trueMillisPerToken()).isEqualTo(m.prefillMillisPerToken());
+      assertThat(c.trueMillisPerToken()).isEqualTo(s.replicaModel().prefillMillisPerToken());
       assertThat(c.priorMillisPerToken() / c.trueMillisPerToken())
           .satisfiesAnyOf(x -> assertThat(x).isCloseTo(1.5, within(1e-9)),
               x -> assertThat(x).isCloseTo(1 / 1.5, within(1e-9)));

@@ -51,7 +51,7 @@ class ScenarioTest {
     assertThat(s.telemetryIntervalMillis()).isEqualTo(100);
     assertThat(s.telemetryDelayMillis()).isEqualTo(20);
     assertThat(s.workload()).isSameAs(base.workload());
-    assertThat(s.replicaModel()).isSameAs(base.replicaModel());
+    assertThat(s.replicaModel()).hasToString(base.replicaModel().toString());
     assertThat(s.name()).isEqualTo("multi-tenant");
   }
 

@@ -39,11 +39,17 @@ final class SimFixtures {
     return request(id, atMillis, tokens, ids(family, 0, tokens / 16), output);
   }
 
-  /** One replica, default model unless given, telemetry every second without delay. */
+  /** One replica with the worked-example model, telemetry every second without delay. */
   static Scenario.Builder oneReplica(List<SimRequest> requests) {
+    return oneReplica(requests, ReplicaModel.defaults());
+  }
+
+  /** One replica with {@code model}, telemetry every second without delay. */
+  static Scenario.Builder oneReplica(List<SimRequest> requests, ReplicaModel model) {
     // the routers know the engine's constants exactly, so hand-computed predictions hold
     return Scenario.newBuilder().name("hand-made").workload(Workload.fixed(requests)).replicas(1)
-        .telemetryIntervalMillis(1_000).telemetryDelayMillis(0).priorErrorFactor(1.0);
+        .replicaModel(model).telemetryIntervalMillis(1_000).telemetryDelayMillis(0)
+        .priorErrorFactor(1.0);
   }
 
   /** A run that keeps every request's record, by id. */

@@ -69,11 +69,35 @@ class SimulationResultTest {
   }
 
   @Test
+  void goodputCountsEachRequestAgainstItsOwnDeadline() {
+    // two lone 1,000-token prompts, each with a TTFT of 63.06 ms (worked-example engine), SLO 50 ms:
+    // the one with a 100 ms budget meets it; the one without falls back to the SLO and misses
+    SimRequest generous = withBudget(SimFixtures.unique("generous", 0, 1_000, 1, 1), 100);
+    SimRequest none = SimFixtures.unique("none", 1_000, 1_000, 3, 1);
+    Scenario s = SimFixtures.oneReplica(List.of(generous, none)).ttftSloMillis(50).build();
+
+    SimulationResult r = Simulator.create().run(s, "round-robin");
+
+    assertThat(r.completed()).isEqualTo(2);
+    assertThat(r.ttftP50Millis()).isCloseTo(63.06, org.assertj.core.data.Offset.offset(0.1));
+    assertThat(r.ttftP99Millis()).isCloseTo(63.06, org.assertj.core.data.Offset.offset(0.1));
+    assertThat(r.sloAttainment()).isEqualTo(1 / 2.0);
+    assertThat(r.goodputRps()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(r.offeredRps()).isCloseTo(2.0, org.assertj.core.data.Offset.offset(1e-9));
+  }
+
+  private static SimRequest withBudget(SimRequest r, long budgetMillis) {
+    return SimRequest.newBuilder().id(r.id()).arrivalNanos(r.arrivalNanos()).model(r.model())
+        .prompt(r.prompt()).outputTokens(r.outputTokens())
+        .ttftBudget(java.time.Duration.ofMillis(budgetMillis)).build();
+  }
+
+  @Test
   void emptyDistributionsAreNaNNotZero() {
     // every request rejected: a replica count of 1 with a prompt bigger than its KV fails instead
     ReplicaModel tiny = ReplicaModel.newBuilder().kvCapacityTokens(64).build();
-    Scenario s = SimFixtures.oneReplica(List.of(SimFixtures.unique("a", 0, 1_000, 1, 1)))
-        .replicaModel(tiny).build();
+    Scenario s = SimFixtures.oneReplica(List.of(SimFixtures.unique("a", 0, 1_000, 1, 1)), tiny)
+        .build();
     SimulationResult r = Simulator.create().run(s, "round-robin");
     assertThat(r.completed()).isZero();
     assertThat(r.csvRow()).contains(",NaN,NaN,NaN,NaN,");

@@ -125,6 +125,22 @@ class TelemetryProfileTest {
   }
 
   @Test
+  void instrumentedDecodeStepsIncludeTheKvReadsOfTheContextHeld() {
+    Recorder r = run(multiTenant(TelemetryProfile.INSTRUMENTED).build());
+    ReplicaModel m = EnginePreset.defaultPreset().replicaModel();
+
+    // every running sequence of multi-tenant holds a ~3k-token prompt: the step reads its KV
+    List<ReplicaSnapshot> busy = r.reports.stream()
+        .filter(s -> s.runningRequests().orElse(0) > 0).toList();
+    assertThat(busy).isNotEmpty().allSatisfy(s -> {
+      int n = s.runningRequests().getAsInt();
+      assertThat(s.decodeStepMillis().getAsDouble())
+          .isGreaterThan(m.decodeStepMillis(n, 2_600L * n))
+          .isLessThan(m.decodeStepMillis(n, 3_200L * n));
+    });
+  }
+
+  @Test
   void vllmCountersGrowWithTheTrafficTheyCount() {
     Recorder r = run(multiTenant(TelemetryProfile.VLLM).build());
 

@@ -1,0 +1,85 @@
+package io.github.kvroute.examples;
+
+import io.github.kvroute.sim.CapacityAtSlo;
+import io.github.kvroute.sim.SimulationResult;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Capacity at SLO per policy from a load sweep: the CSV columns appended after the fixed ones, and
+ * the second table (capacity, then the SLO attainment at each load scale, so the knee shows).
+ */
+final class CapacityTable {
+  private CapacityTable() {}
+
+  /** One policy's sweep: its runs by load scale, increasing. */
+  record Sweep(List<Double> scales, List<SimulationResult> runs) {
+    CapacityAtSlo capacity() {
+      return CapacityAtSlo.ofResults(runs);
+    }
+  }
+
+  /** The full CSV header: the fixed columns, then {@link CapacityAtSlo#CSV_COLUMNS}. */
+  static String csvHeader() {
+    return SimulationResult.CSV_HEADER + "," + CapacityAtSlo.CSV_COLUMNS;
+  }
+
+  /** {@code row} (a fixed-column CSV row of {@code result}) with the appended columns. */
+  static String csvRow(String row, SimulationResult result, Sweep sweep) {
+    String capacity = sweep == null ? ","
+        : String.format(Locale.ROOT, "%.3f,%s", sweep.capacity().rps(), sweep.capacity().bound()
+            .symbol());
+    return row + String.format(Locale.ROOT, ",%.3f,", result.offeredRps()) + capacity;
+  }
+
+  /** The second table; empty when there was no sweep. */
+  static String render(Map<String, Sweep> sweeps) {
+    if (sweeps.isEmpty()) {
+      return "";
+    }
+    List<Double> scales = sweeps.values().iterator().next().scales();
+    List<String> header = new ArrayList<>(List.of("policy", "capacity_rps"));
+    for (double s : scales) {
+      header.add(String.format(Locale.ROOT, "att@x%s", trim(s)));
+    }
+    Map<String, List<String>> rows = new LinkedHashMap<>();
+    for (Map.Entry<String, Sweep> e : sweeps.entrySet()) {
+      List<String> row = new ArrayList<>(List.of(e.getKey(), e.getValue().capacity().display()));
+      for (SimulationResult r : e.getValue().runs()) {
+        row.add(String.format(Locale.ROOT, "%.3f", r.sloAttainment()));
+      }
+      rows.put(e.getKey(), row);
+    }
+    List<List<String>> all = new ArrayList<>();
+    all.add(header);
+    all.addAll(rows.values());
+    int[] width = new int[header.size()];
+    for (List<String> row : all) {
+      for (int c = 0; c < row.size(); c++) {
+        width[c] = Math.max(width[c], row.get(c).length());
+      }
+    }
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+        "capacity_rps: highest offered req/s with SLO attainment >= %.0f%% (interpolated on the sweep)%n",
+        CapacityAtSlo.ATTAINMENT * 100));
+    for (List<String> row : all) {
+      for (int c = 0; c < row.size(); c++) {
+        String cell = row.get(c);
+        if (c == 0) {
+          out.append(cell).append(" ".repeat(width[c] - cell.length()));
+        } else {
+          out.append("  ").append(" ".repeat(width[c] - cell.length())).append(cell);
+        }
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String trim(double scale) {
+    return scale == Math.rint(scale) ? String.valueOf((long) scale) : String.valueOf(scale);
+  }
+}
