@@ -349,9 +349,10 @@ final class DecisionPipeline {
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
         d.cost().millis(QueueTerm.INSTANCE.name()).orElse(Double.NaN));
+    // the probe flag is set before the lease is visible: an expiry right after the add returns it
+    lease.probe = chosen.probe;
     checkArgument(leases.add(lease),
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
-    lease.probe = chosen.probe;
     chosen.probe = false;
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);

@@ -80,7 +80,14 @@ final class DispatchLedger {
     out.peers = sendWeight - 1.0;
   }
 
+  /**
+   * Puts {@code lease} on the books, unless it was already released: an attempt can expire or be
+   * orphaned between being recorded and being dispatched, and its release must win.
+   */
   synchronized void dispatch(Lease lease) {
+    if (lease.released || lease.ledger != null) {
+      return;
+    }
     lease.dispatchedIdle = prefillsPending == 0;
     prefillsPending++;
     inFlightRequests++;
@@ -137,12 +144,22 @@ final class DispatchLedger {
 
   /** A disaggregated attempt decodes here: it holds a slot and KV, but adds no prefill work. */
   synchronized void holdDecode(Lease lease) {
+    if (lease.decodeReleased || lease.decodeHeld) {
+      return;
+    }
+    lease.decodeHeld = true;
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
   }
 
+  /** Takes a disaggregated attempt's decode hold off the books; idempotent, and wins over a late hold. */
   synchronized void releaseDecode(Lease lease) {
+    lease.decodeReleased = true;
+    if (!lease.decodeHeld) {
+      return;
+    }
+    lease.decodeHeld = false;
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
@@ -165,8 +182,12 @@ final class DispatchLedger {
     return true;
   }
 
-  /** Takes a finished (or abandoned) attempt off the books; idempotent. */
+  /**
+   * Takes a finished (or abandoned) attempt off the books; idempotent. A release that comes before the
+   * dispatch marks the lease so that the dispatch adds nothing.
+   */
   synchronized void release(Lease lease) {
+    lease.released = true;
     if (lease.ledger != this) {
       return;
     }

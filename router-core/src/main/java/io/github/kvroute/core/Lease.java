@@ -35,6 +35,11 @@ final class Lease {
   boolean firstToken;
   /** Every earlier send of this router to the replica had its first token when this one left. */
   boolean dispatchedIdle;
+  /** Released before (or instead of) its dispatch: a late dispatch must add nothing. */
+  boolean released;
+  // the decode replica's books (disaggregated attempts), guarded by that replica's ledger
+  boolean decodeHeld;
+  boolean decodeReleased;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
