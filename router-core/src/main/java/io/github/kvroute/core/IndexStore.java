@@ -45,6 +45,25 @@ final class IndexStore {
     return entries;
   }
 
+  /** A mirror's object with its fields and its six arrays' headers. */
+  static final long MIRROR_OBJECT_BYTES = 96 + 6 * 16;
+
+  /**
+   * Bytes the store's arrays hold now, from their actual lengths: every slot's mirror, the block
+   * table, and the per-slot arrays; each mirror's object and array headers count
+   * {@link #MIRROR_OBJECT_BYTES}.
+   */
+  long footprintBytes() {
+    long bytes = table.arrayBytes() + 4L * slotCounts.length()
+        + (8L + 8 + 1 + 4) * lrus.length;
+    for (SlotLru lru : lrus) {
+      if (lru != null) {
+        bytes += lru.arrayBytes() + MIRROR_OBJECT_BYTES;
+      }
+    }
+    return bytes;
+  }
+
   int slotEntries(int slot) {
     return slot < lrus.length && lrus[slot] != null ? lrus[slot].size() : 0;
   }

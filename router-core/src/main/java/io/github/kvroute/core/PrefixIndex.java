@@ -274,6 +274,23 @@ final class PrefixIndex {
     return droppedHints.sum();
   }
 
+  /**
+   * Bytes the index's arrays hold now (after applying buffered commands), computed from their actual
+   * lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed overhead (an empty
+   * mirror per replica slot, about 1 KiB, and the minimum block table): the estimate the budget enforces
+   * counts {@value #ENTRY_BYTES} bytes per entry and three table positions per block, while the mirrors
+   * hold at most 88 bytes per live entry and the table at most four positions per live block.
+   */
+  long footprintBytes() {
+    writeLock.lock();
+    try {
+      drainLocked();
+      return store.footprintBytes();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
   /** Entries held by {@code slot} (after applying buffered commands). */
   int slotEntries(int slot) {
     writeLock.lock();
