@@ -197,6 +197,16 @@ final class IndexStore {
     }
 
     abstract void apply(IndexStore ix);
+
+    /** Prompt blocks the command walks: its share of a submitter's bounded drain. */
+    int blocks() {
+      return 0;
+    }
+
+    /** Bytes it holds while buffered: the object and the prompt keys it references. */
+    long bufferedBytes() {
+      return 64 + 8L * blocks();
+    }
   }
 
   /** An optimistic insert; remembers the ticks it used so that a rollback can tell if it is undisturbed. */
@@ -210,6 +220,11 @@ final class IndexStore {
       super(slot, gen);
       this.prompt = prompt;
       this.matchedBlocks = matchedBlocks;
+    }
+
+    @Override
+    int blocks() {
+      return prompt.blockCount();
     }
 
     @Override
@@ -247,6 +262,11 @@ final class IndexStore {
     Rollback(Insert insert) {
       super(insert.slot, insert.gen);
       this.insert = insert;
+    }
+
+    @Override
+    int blocks() {
+      return insert.prompt.blockCount();
     }
 
     @Override

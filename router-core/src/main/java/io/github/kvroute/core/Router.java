@@ -437,7 +437,11 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** Commands the index's write buffer holds before optimistic inserts are dropped. Default 65,536. */
+    /**
+     * Optimistic inserts (and their rollbacks) the index's write buffer holds before more are dropped
+     * and counted. Default 65,536. The buffer is also bounded in bytes, to an eighth of the index
+     * budget (at least 64 KiB). KV events are never buffered: their producer applies them.
+     */
     public Builder indexWriteBufferLimit(int commands) {
       once("indexWriteBufferLimit");
       checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
