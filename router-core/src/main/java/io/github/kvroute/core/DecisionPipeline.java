@@ -105,14 +105,24 @@ final class DecisionPipeline {
       for (int i = 0; i < s.viewCount; i++) {
         fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
       }
+      vetoInfinite(s);
       RoutingDecision decision = decide(s);
+      Lease lease = decision.isRouted() ? record(s, decision, ref, now) : null;
+      try {
+        guard.listener().onDecision(request, decision);
+      } catch (Throwable fatal) {
+        // only a fatal error gets here (the listener is contained otherwise): the host will not see
+        // this decision, so it must not stay recorded
+        if (lease != null) {
+          unrecord(lease);
+        }
+        throw fatal;
+      }
       if (decision.isRouted()) {
-        record(s, decision, ref, now);
         counters.routed.increment();
       } else {
         counters.rejected(decision.reason());
       }
-      guard.listener().onDecision(request, decision);
       return decision;
     } finally {
       s.end();
@@ -123,13 +133,22 @@ final class DecisionPipeline {
   CostBreakdown estimate(Request request, CandidateView candidate) {
     CostBreakdown.Builder b = CostBreakdown.newBuilder();
     for (Scorer term : terms) {
-      b.add(term.name(), termMillis(term, request, candidate));
+      double ms = termMillis(term, request, candidate);
+      // a veto (only possible here for a candidate a policy made up, or a scorer that changed its
+      // mind) is shown as the largest finite cost: a breakdown holds finite values
+      b.add(term.name(), Math.min(ms, Double.MAX_VALUE));
     }
     return b.build();
   }
 
-  /** The total of {@link #estimate}, without allocating. */
+  /**
+   * The total of {@link #estimate}, without allocating; {@code +Infinity} when a term vetoes the
+   * candidate. A pooled view of this route answers from the total computed when it was filled.
+   */
   double estimateMillis(Request request, CandidateView candidate) {
+    if (candidate instanceof MutableView v && v.request == request && !Double.isNaN(v.standardMillis)) {
+      return v.standardMillis;
+    }
     double total = 0;
     for (int i = 0, n = terms.size(); i < n; i++) {
       total += termMillis(terms.get(i), request, candidate);
@@ -137,16 +156,52 @@ final class DecisionPipeline {
     return total;
   }
 
-  /** A term's value, contained: a throwing or non-finite scorer counts 0. */
+  /**
+   * A term's value, contained: {@code +Infinity} vetoes the candidate; a throwing scorer, or one
+   * returning NaN or a negative value, is a plugin failure (logged once, counted) and counts 0.
+   * Finite values are added as they are (a sum of finite terms that overflows is a veto too).
+   */
   private double termMillis(Scorer term, Request request, CandidateView candidate) {
     double ms;
     try {
       ms = term.costMillis(request, candidate);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       guard.failed("scorer " + term.name(), e);
       return 0;
     }
-    return Double.isFinite(ms) ? Math.max(0, ms) : 0;
+    if (Double.isNaN(ms) || ms < 0) {
+      guard.failed("scorer " + term.name(), new IllegalStateException(
+          term.name() + ": " + ms + " (expected: >= 0 ms, or +Infinity to veto the candidate)"));
+      return 0;
+    }
+    return ms;
+  }
+
+  /**
+   * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a term
+   * vetoed it), so that no policy can choose it; remembers the others' totals.
+   */
+  private void vetoInfinite(Scratch s) {
+    for (int i = 0; i < s.viewCount; i++) {
+      MutableView v = s.views[i];
+      v.request = s.request;
+      v.standardMillis = Double.NaN;
+      v.standardMillis = estimateMillis(s.request, v);
+    }
+    keepFinite(s.mixed);
+    keepFinite(s.prefill);
+    keepFinite(s.decode);
+  }
+
+  private static void keepFinite(Scratch.ViewList list) {
+    int kept = 0;
+    for (int i = 0; i < list.size; i++) {
+      MutableView v = list.items[i];
+      if (v.standardMillis != Double.POSITIVE_INFINITY) {
+        list.items[kept++] = v;
+      }
+    }
+    list.size = kept;
   }
 
   private boolean collect(Scratch s, ReplicaEntry[] members, Request request, long now, int words) {
@@ -248,7 +303,7 @@ final class DecisionPipeline {
       d = policy.route(s);
       checkNotNull(d, "policy %s returned null (expected: a decision)", policy.name());
       validate(s, d, "policy " + policy.name());
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       guard.failed("policy " + policy.name(), e);
       d = leastCost(s);
     }
@@ -264,7 +319,7 @@ final class DecisionPipeline {
         validate(s, admitted, "admission");
         admitted = withCost(s, admitted);
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       guard.failed("admission", e);
       admitted = d;
     }
@@ -331,7 +386,7 @@ final class DecisionPipeline {
     return RoutingDecision.routed(best, estimate(s.request, best));
   }
 
-  private void record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
+  private Lease record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
     Request request = s.request;
     MutableView chosen = find(s.mixed, d.replicaId(), d.epoch());
     MutableView prefillView = null;
@@ -366,5 +421,23 @@ final class DecisionPipeline {
     }
     double m = meanWorkMillis;
     meanWorkMillis = Double.isNaN(m) ? work : m + MEAN_WORK_ALPHA * (work - m);
+    return lease;
+  }
+
+  /** Takes back what {@link #record} did, for a decision that never reached the host. */
+  private void unrecord(Lease lease) {
+    if (!leases.close(lease)) {
+      return;
+    }
+    lease.prefillTarget().ledger.release(lease);
+    if (lease.prefillReplica != null) {
+      lease.replica.ledger.releaseDecode(lease);
+    }
+    if (lease.probe) {
+      lease.replica.breaker.releaseProbe();
+    }
+    if (lease.insert != null) {
+      index.rollback(lease.insert);
+    }
   }
 }

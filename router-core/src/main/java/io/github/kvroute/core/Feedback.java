@@ -64,7 +64,7 @@ final class Feedback {
     if (result == UpdateResult.APPLIED) {
       try {
         policy.onOutcome(outcome);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
         guard.failed("policy " + policy.name(), e);
       }
     }

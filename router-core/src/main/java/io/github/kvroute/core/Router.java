@@ -58,7 +58,10 @@ import java.util.Set;
  * Situations that happen in production are values: an empty or unavailable fleet is a
  * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a duplicated
  * outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener, telemetry
- * sources) are contained: an exception is logged once and a safe fallback is used.
+ * sources) are contained: any {@link Throwable} they throw is logged once, counted in
+ * {@link RouterStats#pluginFailures()}, and a safe fallback is used; only {@link OutOfMemoryError},
+ * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded for a
+ * decision {@code route} did not return.
  *
  * <p>Thread-safety: thread-safe. {@link #route} is meant to be called concurrently from request threads
  * while telemetry, KV events and outcomes arrive on others; it takes no exclusive lock on shared state
@@ -231,7 +234,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
       for (AutoCloseable c : subscriptions) {
         try {
           c.close();
-        } catch (Exception e) {
+        } catch (Throwable e) {
           guard.failed("telemetry source", e);
         }
       }
@@ -267,7 +270,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
         if (handle != null) {
           subscriptions.add(handle);
         }
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
         guard.failed("telemetry source", e);
       }
     }

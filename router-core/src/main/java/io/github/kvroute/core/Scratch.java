@@ -73,6 +73,7 @@ final class Scratch implements RoutingContext {
       }
       v.entry = null;
       v.snapshot = null;
+      v.request = null;
     }
   }
 
