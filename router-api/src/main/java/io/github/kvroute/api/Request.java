@@ -163,12 +163,18 @@ public final class Request {
   /**
    * What is left of the TTFT budget for queueing and prefill, in milliseconds: budget minus upstream
    * time; negative when the deadline has already passed. Empty when the request has no budget.
+   * Saturates at {@code Long.MIN_VALUE} / {@code Long.MAX_VALUE} milliseconds for absurd durations.
    */
   public OptionalLong remainingBudgetMillis() {
     if (ttftBudget.isEmpty()) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(ttftBudget.get().minus(upstreamElapsed).toMillis());
+    Duration left = ttftBudget.get().minus(upstreamElapsed);
+    try {
+      return OptionalLong.of(left.toMillis());
+    } catch (ArithmeticException e) {
+      return OptionalLong.of(left.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE);
+    }
   }
 
   /** When the request reached the router, on the router's {@link Ticker}; empty means "now". */

@@ -84,7 +84,7 @@ public final class Admission {
         queueLimitMillis.remove(priority);
       } else {
         checkArgument(!limit.isNegative(), "queueLimit: %s (expected: >= 0)", limit);
-        queueLimitMillis.put(priority, limit.toNanos() / 1e6);
+        queueLimitMillis.put(priority, Durations.millis(limit));
       }
       return this;
     }
@@ -108,7 +108,7 @@ public final class Admission {
       once("minRetryAfter");
       checkArgument(minimum != null && !minimum.isNegative(), "minRetryAfter: %s (expected: >= 0)",
           minimum);
-      minRetryAfterMillis = minimum.toNanos() / 1e6;
+      minRetryAfterMillis = Durations.millis(minimum);
       return this;
     }
 

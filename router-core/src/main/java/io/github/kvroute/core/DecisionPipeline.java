@@ -3,6 +3,7 @@ package io.github.kvroute.core;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.CostBreakdown;
@@ -259,9 +260,10 @@ final class DecisionPipeline {
     v.queueFactorSpread = entry.calibration.queueFactorSpread();
     boolean reportsWork =
         snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
+    // reported counts are host input: sums saturate rather than wrap to negative
     v.estimatedOutstandingTokens = reportsWork
-        ? snap.queuedPrefillTokens().orElse(0) + snap.outstandingDecodeTokens().orElse(0)
-            + r.sinceOutstandingTokens
+        ? LongMath.saturatedAdd(LongMath.saturatedAdd(snap.queuedPrefillTokens().orElse(0),
+            snap.outstandingDecodeTokens().orElse(0)), r.sinceOutstandingTokens)
         : r.inFlightTokens;
     int slot = entry.slot;
     v.matchedBlocks = matched && (slot >>> 6) < words ? s.matchedBySlot[slot] : 0;
@@ -278,8 +280,8 @@ final class DecisionPipeline {
         ? costModel.kvTransferMillis(request.promptTokens()) : 0;
     OptionalLong capacity = snap.kvCapacityTokens();
     if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
-      long used = snap.kvBlocksUsed().getAsLong() * snap.kvBlockSizeTokens().getAsInt()
-          + r.sinceKvTokens;
+      long used = LongMath.saturatedAdd(LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
+          snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens);
       v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
       v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
     } else {

@@ -137,7 +137,8 @@ final class Feedback {
       }
       if (outcome.ttft().isPresent() && outcome.queueTime().isPresent()) {
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
-        double prefillMillis = outcome.ttft().get().minus(outcome.queueTime().get()).toNanos() / 1e6;
+        double prefillMillis =
+            Durations.millis(outcome.ttft().get()) - Durations.millis(outcome.queueTime().get());
         computed.calibration.recordPrefill(prefillMillis, costModel.prefillOverheadMillis(),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
       } else if (outcome.ttft().isPresent() && lease.dispatchedIdle) {
@@ -149,7 +150,7 @@ final class Feedback {
       if (outcome.ttft().isPresent()) {
         // what the decision predicted besides the queue: its cost without its queue term
         computed.calibration.recordQueue(lease.predictedQueueMillis,
-            lease.predictedCostMillis - lease.queueTermMillis, outcome.ttft().get().toNanos() / 1e6);
+            lease.predictedCostMillis - lease.queueTermMillis, Durations.millis(outcome.ttft().get()));
       }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);

@@ -58,7 +58,7 @@ final class ReplicaBreaker {
     }
     synchronized (this) {
       if (state == BreakerState.OPEN) {
-        boolean waited = nowNanos - openedAtNanos >= config.openDuration().toNanos();
+        boolean waited = nowNanos - openedAtNanos >= Durations.saturatedNanos(config.openDuration());
         boolean freshReady = readyObservedAtNanos > openedAtNanos;
         if (!waited || !freshReady) {
           return Permit.DENIED;

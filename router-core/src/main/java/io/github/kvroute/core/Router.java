@@ -412,11 +412,18 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** How long an attempt may stay open without an outcome. Default 10 minutes. */
+    /** Longest accepted {@link #leaseTimeout}: beyond it a lost outcome holds a replica's books. */
+    public static final Duration MAX_LEASE_TIMEOUT = Duration.ofDays(30);
+
+    /**
+     * How long an attempt may stay open without an outcome, at most {@link #MAX_LEASE_TIMEOUT}. Default
+     * 10 minutes. Closed attempts are remembered (to recognise duplicated outcomes) for twice as long.
+     */
     public Builder leaseTimeout(Duration timeout) {
       once("leaseTimeout");
-      checkArgument(timeout != null && timeout.compareTo(Duration.ofMillis(1)) >= 0,
-          "leaseTimeout: %s (expected: >= 1 ms)", timeout);
+      checkArgument(timeout != null && timeout.compareTo(Duration.ofMillis(1)) >= 0
+              && timeout.compareTo(MAX_LEASE_TIMEOUT) <= 0,
+          "leaseTimeout: %s (expected: between 1 ms and %s)", timeout, MAX_LEASE_TIMEOUT);
       this.leaseTimeout = timeout;
       return this;
     }
@@ -454,9 +461,14 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /**
      * @throws IllegalArgumentException if the named policy is unknown or its configuration invalid
-     *     (the message names the key and the expected range)
+     *     (the message names the key and the expected range), or two cost terms share a name
      */
     public Router build() {
+      if (costTerms != null) {
+        List<String> names = costTerms.stream().map(Scorer::name).toList();
+        checkArgument(new HashSet<>(names).size() == names.size(),
+            "costTerms: %s (expected: each term name once)", names);
+      }
       RoutingPolicy resolved = policy;
       if (resolved == null) {
         RoutingPolicyRegistry r = registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();

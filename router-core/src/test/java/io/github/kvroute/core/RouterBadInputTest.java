@@ -283,7 +283,13 @@ class RouterBadInputTest {
             "indexWriteBufferLimit: 0 (expected: >= 1)"),
         Arguments.of((ThrowingCallable) () -> Router.newBuilder()
                 .leaseTimeout(java.time.Duration.ZERO),
-            "leaseTimeout: PT0S (expected: >= 1 ms)"),
+            "leaseTimeout: PT0S (expected: between 1 ms and PT720H)"),
+        Arguments.of((ThrowingCallable) () -> Router.newBuilder()
+                .leaseTimeout(java.time.Duration.ofSeconds(Long.MAX_VALUE)),
+            "leaseTimeout: PT2562047788015215H30M7S (expected: between 1 ms and PT720H)"),
+        Arguments.of((ThrowingCallable) () -> Router.newBuilder()
+                .costTerms(java.util.List.of(CostTerms.queue(), CostTerms.queue())).build(),
+            "costTerms: [queue, queue] (expected: each term name once)"),
         Arguments.of((ThrowingCallable) () -> Router.newBuilder().costTerms(java.util.List.of()),
             "costTerms: [] (expected: at least one scorer)"));
   }
