@@ -58,6 +58,15 @@ final class Checks {
     return value;
   }
 
+  /** An epoch in {@code [0, ReplicaSnapshot.MAX_EPOCH]}. */
+  static long epoch(long value) {
+    if (value < 0 || value > ReplicaSnapshot.MAX_EPOCH) {
+      throw new IllegalArgumentException(
+          "epoch: " + value + " (expected: in [0, " + ReplicaSnapshot.MAX_EPOCH + "])");
+    }
+    return value;
+  }
+
   static void state(boolean ok, String name, Object value, String expected) {
     if (!ok) {
       throw new IllegalArgumentException(name + ": " + value + " (expected: " + expected + ")");

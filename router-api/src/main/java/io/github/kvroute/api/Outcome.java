@@ -136,10 +136,10 @@ public final class Outcome {
       return this;
     }
 
-    /** Defaults to 0. */
+    /** The epoch of the routed decision ({@code RoutingDecision.epoch()}); required. */
     public Builder epoch(long epoch) {
       Checks.unset(epochSet, "epoch");
-      this.epoch = Checks.atLeast(epoch, 0L, "epoch");
+      this.epoch = Checks.epoch(epoch);
       epochSet = true;
       return this;
     }
@@ -185,6 +185,11 @@ public final class Outcome {
       }
       if (status == null) {
         throw new IllegalArgumentException("status: null (expected: set before build)");
+      }
+      if (!epochSet) {
+        // without it, an outcome for a replica past epoch 0 could never match its lease
+        throw new IllegalArgumentException(
+            "epoch: unset (expected: the routed decision's epoch, set before build)");
       }
       if (queueTime != null && ttft != null) {
         Checks.state(queueTime.compareTo(ttft) <= 0, "queueTime", queueTime, "<= ttft = " + ttft);

@@ -2,6 +2,7 @@ package io.github.kvroute.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.BreakerState;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.ReplicaSnapshot;
@@ -27,7 +28,13 @@ import java.util.function.DoubleSupplier;
  * a dead process must never make it current again); a newer epoch is a restart — the cache is cold
  * (the index slot is reset), the old process's attempts are orphaned and reported for retry, and the
  * replica is not routable until the new process reports READY. A removed replica's last epoch is
- * remembered, so its old process's late reports cannot bring it back either.
+ * remembered for good (for the {@value #MAX_REMOVED_REMEMBERED} most recently removed ids), so its old
+ * process's late reports cannot bring it back, however late; a newer epoch can.
+ *
+ * <p>Only reports introduce replicas: a KV event for an unknown id is dropped, so events cannot grow the
+ * fleet. Report times are the replica's clock: one further in the future than the accepted skew is
+ * ignored, one within it counts as observed now, and one older than a day as a day old, so that no
+ * clock can make later reports look out of order or an ancient one look fresh.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -38,6 +45,10 @@ final class Fleet {
   }
 
   static final double PEER_NOISE_FLOOR = 0.2;
+  /** Removed replica ids whose last epoch is remembered (the least recently removed are forgotten). */
+  static final int MAX_REMOVED_REMEMBERED = 100_000;
+  /** A report observed longer ago than this counts as observed this long ago. */
+  static final long MAX_REPORT_AGE_NANOS = Duration.ofDays(1).toNanos();
 
   private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
   private final Cache<String, Long> removedEpochs;
@@ -53,10 +64,12 @@ final class Fleet {
   private final LostAttempts lostAttempts;
   private final DoubleSupplier meanWorkMillis;
   private final long defaultCapacityBlocks;
+  private final long maxClockSkewNanos;
 
   Fleet(PrefixIndex index, CostModel costModel, int blockSizeTokens, int peerRouters, Ticker ticker,
       RouterListener listener, BreakerConfig breakerConfig, LostAttempts lostAttempts,
-      DoubleSupplier meanWorkMillis, long defaultCapacityBlocks) {
+      DoubleSupplier meanWorkMillis, long defaultCapacityBlocks, long maxClockSkewNanos) {
+    this.maxClockSkewNanos = maxClockSkewNanos;
     this.index = index;
     this.defaultCapacityBlocks = defaultCapacityBlocks;
     this.costModel = costModel;
@@ -67,8 +80,8 @@ final class Fleet {
     this.breakerConfig = breakerConfig;
     this.lostAttempts = lostAttempts;
     this.meanWorkMillis = meanWorkMillis;
-    this.removedEpochs = Caffeine.newBuilder().ticker(ticker::read).executor(Runnable::run)
-        .expireAfterWrite(Duration.ofHours(6)).maximumSize(100_000).build();
+    this.removedEpochs = Caffeine.newBuilder().executor(Runnable::run)
+        .maximumSize(MAX_REMOVED_REMEMBERED).build();
   }
 
   /** Routable and non-routable known replicas, sorted by id. Never mutated; replaced on change. */
@@ -125,9 +138,14 @@ final class Fleet {
     if (removedAt != null && s.epoch() <= removedAt) {
       return UpdateResult.STALE_EPOCH;
     }
+    long observedAt = s.observedAtNanos().orElse(now);
+    if (LongMath.saturatedSubtract(observedAt, now) > maxClockSkewNanos) {
+      return UpdateResult.CLOCK_SKEW;
+    }
+    observedAt = Math.max(Math.min(observedAt, now),
+        LongMath.saturatedSubtract(now, MAX_REPORT_AGE_NANOS));
     ReplicaEntry entry = entryFor(s.replicaId());
     ReplicaState previous;
-    long observedAt = s.observedAtNanos().orElse(now);
     synchronized (entry) {
       if (entry.removed) {
         return UpdateResult.STALE_EPOCH;
@@ -174,7 +192,10 @@ final class Fleet {
     if (removedAt != null && e.epoch() <= removedAt) {
       return UpdateResult.STALE_EPOCH;
     }
-    ReplicaEntry entry = entryFor(e.replicaId());
+    ReplicaEntry entry = byId.get(e.replicaId());
+    if (entry == null) {
+      return UpdateResult.UNKNOWN_REPLICA;
+    }
     synchronized (entry) {
       if (entry.removed || e.epoch() < entry.epoch) {
         return UpdateResult.STALE_EPOCH;

@@ -91,7 +91,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     this.index = new PrefixIndex(b.indexBudgetBytes, capacityBlocks, b.indexWriteBufferLimit);
     this.leases = new LeaseTable(b.ticker, b.leaseTimeout, this::leaseExpired);
     this.fleet = new Fleet(index, b.costModel, b.blockSizeTokens, b.peerRouters, b.ticker,
-        guard.listener(), b.breakerConfig, this::attemptsLost, this::meanWorkMillis, capacityBlocks);
+        guard.listener(), b.breakerConfig, this::attemptsLost, this::meanWorkMillis, capacityBlocks,
+        b.maxClockSkew.toNanos());
     this.feedback =
         new Feedback(leases, index, fleet, policy, b.costModel, b.ticker, guard, counters,
             b.blockSizeTokens);
@@ -118,7 +119,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
   /**
    * Applies a replica report. A replica is known from its first report; it is routable while its
-   * latest report says READY.
+   * latest report says READY. A report observed more than {@link Builder#maxClockSkew} after the
+   * router's now is ignored ({@link UpdateResult#CLOCK_SKEW}); within it, it counts as observed now,
+   * and one observed more than a day ago counts as a day old.
    *
    * @throws NullPointerException if {@code snapshot} is null
    */
@@ -126,18 +129,27 @@ public final class Router implements TelemetrySink, AutoCloseable {
   public UpdateResult onSnapshot(ReplicaSnapshot snapshot) {
     checkNotNull(snapshot, "snapshot: null (expected: non-null)");
     leases.cleanUp();
-    return fleet.onSnapshot(snapshot);
+    UpdateResult result = fleet.onSnapshot(snapshot);
+    if (result == UpdateResult.CLOCK_SKEW) {
+      counters.skewedReports.increment();
+    }
+    return result;
   }
 
   /**
-   * Applies a KV-cache event; the replica's index entries switch to exact mode.
+   * Applies a KV-cache event; the replica's index entries switch to exact mode. An event for a replica
+   * that has not reported (or was removed) is dropped and counted: {@link UpdateResult#UNKNOWN_REPLICA}.
    *
    * @throws NullPointerException if {@code event} is null
    */
   @Override
   public UpdateResult onKvEvent(KvEvent event) {
     checkNotNull(event, "event: null (expected: non-null)");
-    return fleet.onKvEvent(event);
+    UpdateResult result = fleet.onKvEvent(event);
+    if (result == UpdateResult.UNKNOWN_REPLICA) {
+      counters.droppedKvEvents.increment();
+    }
+    return result;
   }
 
   /**
@@ -186,7 +198,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     return new RouterStats(counters.routed.sum(), counters.rejectedByReason(),
         counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
         counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
-        index.budgetBytes(), index.droppedHints(), guard.failures());
+        index.budgetBytes(), index.droppedHints(), guard.failures(), counters.droppedKvEvents.sum(),
+        counters.skewedReports.sum());
   }
 
   /**
@@ -296,6 +309,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private int peerRouters = -1;
     private BreakerConfig breakerConfig = BreakerConfig.defaults();
     private int indexWriteBufferLimit = 1 << 16;
+    private Duration maxClockSkew = Duration.ofSeconds(5);
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -456,6 +470,19 @@ public final class Router implements TelemetrySink, AutoCloseable {
       once("indexWriteBufferLimit");
       checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
       this.indexWriteBufferLimit = commands;
+      return this;
+    }
+
+    /**
+     * How far in the router's future a report's {@code observedAtNanos} may be (replica and router
+     * clocks differ) before the report is ignored as {@link UpdateResult#CLOCK_SKEW}. Default 5 s;
+     * at most a day.
+     */
+    public Builder maxClockSkew(Duration skew) {
+      once("maxClockSkew");
+      checkArgument(skew != null && !skew.isNegative() && skew.compareTo(Duration.ofDays(1)) <= 0,
+          "maxClockSkew: %s (expected: between 0 and PT24H)", skew);
+      this.maxClockSkew = skew;
       return this;
     }
 

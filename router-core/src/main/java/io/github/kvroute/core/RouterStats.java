@@ -26,6 +26,10 @@ import java.util.Map;
  * @param indexBudgetBytes the prefix index's hard budget
  * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
  * @param pluginFailures exceptions contained from host plugins
+ * @param droppedKvEvents KV events dropped because their replica was unknown
+ *     ({@link UpdateResult#UNKNOWN_REPLICA})
+ * @param skewedReports reports ignored because they were observed too far in the router's future
+ *     ({@link UpdateResult#CLOCK_SKEW})
  */
 public record RouterStats(
     long routed,
@@ -39,7 +43,9 @@ public record RouterStats(
     long indexBytes,
     long indexBudgetBytes,
     long droppedIndexHints,
-    long pluginFailures) {
+    long pluginFailures,
+    long droppedKvEvents,
+    long skewedReports) {
 
   public RouterStats {
     rejectedByReason = ImmutableMap.copyOf(rejectedByReason);

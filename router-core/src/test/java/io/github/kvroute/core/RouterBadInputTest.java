@@ -114,7 +114,7 @@ class RouterBadInputTest {
     RouterStats before = router.stats();
 
     UpdateResult result = router.onOutcome(io.github.kvroute.api.Outcome.newBuilder()
-        .requestId("never-routed").replicaId("r0").status(OutcomeStatus.SUCCESS).build());
+        .requestId("never-routed").replicaId("r0").epoch(0).status(OutcomeStatus.SUCCESS).build());
 
     assertThat(result).isEqualTo(UpdateResult.UNKNOWN_REQUEST);
     assertThat(router.stats()).usingRecursiveComparison().ignoringFields("outcomesByResult")
