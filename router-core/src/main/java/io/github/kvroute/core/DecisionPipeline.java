@@ -92,6 +92,10 @@ final class DecisionPipeline {
     RequestRef ref = new RequestRef(request.id(), request.attempt());
     checkArgument(leases.get(ref) == null,
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
+    Lease newer = leases.newerOpen(ref);
+    checkArgument(newer == null,
+        "request: %s (expected: a later attempt than %s, which is in flight)", ref,
+        newer == null ? null : newer.ref);
 
     long now = ticker.read();
     int maskWords = index.words();
@@ -416,6 +420,16 @@ final class DecisionPipeline {
     if (prefillView != null) {
       chosen.entry.ledger.holdDecode(lease);
     }
+    Lease superseded = leases.supersede(lease);
+    if (superseded != null) {
+      // exactly one attempt is authoritative: the older one is taken off the books (its outcome, if
+      // it comes, is a DUPLICATE); its guess stays, as it may have run
+      Feedback.release(superseded);
+      if (superseded.probe) {
+        superseded.replica.breaker.releaseProbe();
+      }
+      counters.orphaned.increment();
+    }
     int gen = computeEntry.indexGeneration;
     if (!computeEntry.exact && gen >= 0 && request.prompt().blockCount() > 0) {
       lease.insert = index.insertRouted(computeEntry.slot, gen, request.prompt(),
@@ -431,10 +445,7 @@ final class DecisionPipeline {
     if (!leases.close(lease)) {
       return;
     }
-    lease.prefillTarget().ledger.release(lease);
-    if (lease.prefillReplica != null) {
-      lease.replica.ledger.releaseDecode(lease);
-    }
+    Feedback.release(lease);
     if (lease.probe) {
       lease.replica.breaker.releaseProbe();
     }

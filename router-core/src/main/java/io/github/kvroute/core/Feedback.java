@@ -115,7 +115,8 @@ final class Feedback {
     guard.listener().onOrphaned(entry.id, epoch, lost.stream().map(l -> l.ref).toList());
   }
 
-  private static void release(Lease lease) {
+  /** Takes an attempt off its replicas' books (idempotent per ledger). */
+  static void release(Lease lease) {
     lease.prefillTarget().ledger.release(lease);
     if (lease.prefillReplica != null) {
       lease.replica.ledger.releaseDecode(lease);

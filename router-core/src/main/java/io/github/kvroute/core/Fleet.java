@@ -146,6 +146,7 @@ final class Fleet {
         LongMath.saturatedSubtract(now, MAX_REPORT_AGE_NANOS));
     ReplicaEntry entry = entryFor(s.replicaId());
     ReplicaState previous;
+    long restartedFrom = -1;
     synchronized (entry) {
       if (entry.removed) {
         return UpdateResult.STALE_EPOCH;
@@ -157,7 +158,8 @@ final class Fleet {
         return UpdateResult.OUT_OF_ORDER;
       }
       if (s.epoch() > entry.epoch && entry.epoch >= 0) {
-        restart(entry, s.epoch());
+        restartedFrom = entry.epoch;
+        restart(entry);
       }
       previous = entry.state();
       entry.epoch = s.epoch();
@@ -178,6 +180,9 @@ final class Fleet {
         entry.exact = false;
       }
     }
+    if (restartedFrom >= 0) {
+      restarted(entry, restartedFrom, s.epoch());
+    }
     if (previous != s.state()) {
       listener.onReplicaStateChanged(s.replicaId(), s.epoch(), previous, s.state());
       if (s.state() == ReplicaState.STOPPED) {
@@ -196,13 +201,15 @@ final class Fleet {
     if (entry == null) {
       return UpdateResult.UNKNOWN_REPLICA;
     }
+    long restartedFrom = -1;
     synchronized (entry) {
       if (entry.removed || e.epoch() < entry.epoch) {
         return UpdateResult.STALE_EPOCH;
       }
       if (e.epoch() > entry.epoch) {
         if (entry.epoch >= 0) {
-          restart(entry, e.epoch());
+          restartedFrom = entry.epoch;
+          restart(entry);
         }
         entry.epoch = e.epoch();
       }
@@ -216,6 +223,9 @@ final class Fleet {
         case REMOVED -> index.kvRemoved(entry.slot, gen, e.blockKeys());
         case CLEARED -> index.kvCleared(entry.slot, gen);
       }
+    }
+    if (restartedFrom >= 0) {
+      restarted(entry, restartedFrom, e.epoch());
     }
     return UpdateResult.APPLIED;
   }
@@ -296,9 +306,12 @@ final class Fleet {
     }
   }
 
-  /** Called under the entry's monitor: the process behind the id was replaced. */
-  private void restart(ReplicaEntry entry, long newEpoch) {
-    long oldEpoch = entry.epoch;
+  /**
+   * Called under the entry's monitor: the process behind the id was replaced. What involves other
+   * locks or the host (breaker, orphaned attempts, listener) follows in {@link #restarted}, after the
+   * monitor is released.
+   */
+  private void restart(ReplicaEntry entry) {
     entry.indexGeneration = index.reset(entry.slot);
     entry.exact = false;
     entry.snapshot = null;
@@ -311,6 +324,10 @@ final class Fleet {
     entry.unseenRatePerSecond = Double.NaN;
     entry.ledger.reset();
     entry.calibration.onRestart();
+  }
+
+  /** Called without the entry's monitor, after {@link #restart}: listeners never run under a lock. */
+  private void restarted(ReplicaEntry entry, long oldEpoch, long newEpoch) {
     entry.breaker.reset();
     lostAttempts.lost(entry, oldEpoch);
     listener.onReplicaRestarted(entry.id, oldEpoch, newEpoch);

@@ -107,11 +107,12 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
   /**
    * Decides where {@code request} goes, records the attempt as in flight when routed, and returns the
-   * decision. Report what happened through {@link #onOutcome}.
+   * decision. Report what happened through {@link #onOutcome}. Exactly one attempt of a request is
+   * authoritative: routing a later attempt ends the record of an earlier one still in flight.
    *
    * @throws NullPointerException if {@code request} is null
-   * @throws IllegalArgumentException if this attempt of the request is already in flight, or its
-   *     prompt was hashed with a block size other than {@link #blockSizeTokens()}
+   * @throws IllegalArgumentException if this attempt of the request, or a later one, is already in
+   *     flight, or its prompt was hashed with a block size other than {@link #blockSizeTokens()}
    */
   public RoutingDecision route(Request request) {
     return pipeline.route(request);

@@ -101,9 +101,10 @@ class RouterBadInputTest {
         .withMessageContaining("(expected: an attempt not already in flight");
     assertThat(router.stats()).isEqualTo(before);
     assertThat(router.fleet().get("r0").ledger.inFlightRequests()).isEqualTo(1);
-    // the retry is a new attempt and is routed normally
+    // the retry is a new attempt and is routed normally; it is now the one authoritative attempt
     assertThat(router.route(r.nextAttempt()).isRouted()).isTrue();
-    assertThat(router.stats().inFlight()).isEqualTo(2);
+    assertThat(router.stats().inFlight()).isEqualTo(1);
+    assertThat(router.stats().orphaned()).isEqualTo(1);
   }
 
   // ---------------------------------------------------------------------------------- outcomes
