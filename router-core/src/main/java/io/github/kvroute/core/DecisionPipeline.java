@@ -437,7 +437,28 @@ final class DecisionPipeline {
     }
     double m = meanWorkMillis;
     meanWorkMillis = Double.isNaN(m) ? work : m + MEAN_WORK_ALPHA * (work - m);
+    orphanIfGone(lease, chosen.entry, d.epoch());
+    if (prefillView != null) {
+      orphanIfGone(lease, prefillView.entry, d.prefillEpoch());
+    }
     return lease;
+  }
+
+  /**
+   * The replica's process restarted, stopped or was removed while this route ran: its attempts were
+   * orphaned before this one was recorded, so this one is orphaned now, and no books outlive the
+   * process. (If that happens after this check, the orphaning finds the lease.)
+   */
+  private void orphanIfGone(Lease lease, ReplicaEntry entry, long epoch) {
+    boolean gone = entry.removed || entry.epoch != epoch || entry.state() == ReplicaState.STOPPED;
+    if (gone && leases.close(lease)) {
+      Feedback.release(lease);
+      if (lease.probe) {
+        lease.replica.breaker.releaseProbe();
+      }
+      counters.orphaned.increment();
+      guard.listener().onOrphaned(entry.id, epoch, List.of(lease.ref));
+    }
   }
 
   /** Takes back what {@link #record} did, for a decision that never reached the host. */

@@ -6,7 +6,10 @@ import static io.github.kvroute.core.TestData.queued;
 import static io.github.kvroute.core.TestData.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,5 +66,37 @@ class LedgerLeakTest {
     ledger.holdDecode(lease);
 
     assertThat(ledger.inFlightRequests()).isZero();
+  }
+
+  @Test
+  void anAttemptRoutedWhileItsReplicaRestartsIsOrphanedNotLeaked() {
+    RecordingListener listener = new RecordingListener();
+    Router[] router = new Router[1];
+    // the restart lands while the policy decides: after the old process's attempts were orphaned,
+    // before this attempt is recorded
+    RoutingPolicy restartingMidRoute = new RoutingPolicy() {
+      @Override
+      public String name() {
+        return "restarting";
+      }
+
+      @Override
+      public RoutingDecision route(RoutingContext context) {
+        router[0].onSnapshot(TestData.ready("r1").epoch(1).build());
+        CandidateView only = context.candidates().get(0);
+        return RoutingDecision.routed(only, context.estimate(only));
+      }
+    };
+    router[0] = Router.newBuilder().policy(restartingMidRoute).listener(listener)
+        .ticker(new ManualTicker()).build();
+    router[0].onSnapshot(queued("r1", 0));
+
+    RoutingDecision d = router[0].route(request("q-1", prompt(64, 1)).build());
+
+    assertThat(d.epoch()).isZero();
+    assertThat(router[0].stats().inFlight()).isZero();
+    assertThat(router[0].stats().orphaned()).isEqualTo(1);
+    assertThat(router[0].replicas().get(0).inFlightRequests()).isZero();
+    assertThat(listener.orphaned).containsExactly(new io.github.kvroute.api.RequestRef("q-1", 1));
   }
 }
