@@ -18,7 +18,9 @@ public enum UpdateResult {
   OUT_OF_ORDER,
   /**
    * An outcome for an attempt the router has no record of: never routed by this router, or closed so
-   * long ago (more than twice the lease timeout) that it was forgotten. Ignored.
+   * long ago (more than twice the lease timeout) that it was forgotten; a router remembers at most a
+   * million closed attempts, so at more than that many outcomes per two lease timeouts the oldest are
+   * forgotten earlier. Ignored.
    */
   UNKNOWN_REQUEST,
   /**

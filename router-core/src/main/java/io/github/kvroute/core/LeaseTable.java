@@ -32,9 +32,9 @@ import java.util.function.Predicate;
  * <p><b>Bounds.</b> Open leases: one per attempt in flight, each gone after the lease timeout; the
  * latest-attempt map holds at most one entry per open lease.
  * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
- * of them (a 64-bit fingerprint of the attempt each, about 80 bytes with the cache's node: at most
- * about 80 MB); beyond that the least recently closed are forgotten early, and a duplicate outcome
- * for one of them is answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ * of them (a 64-bit fingerprint of the attempt each; with the cache's node about 125 bytes, so at
+ * most about 125 MB); beyond that the least recently closed are forgotten early, and a duplicate
+ * outcome for one of them is answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
  *
  * <p>Thread-safety: thread-safe.
  */
