@@ -128,12 +128,15 @@ class DispatchLedgerTest {
   }
 
   @Test
-  void releasingEveryOneOfManyUnreportedSendsCostsO1Each() {
+  void firstTokensAndReleasesOfManyUnreportedSendsCostO1Each() {
     ledger.onReport(0, 0, 0);
     int n = 20_000;
     Lease[] sent = new Lease[n];
     for (int i = 0; i < n; i++) {
       sent[i] = send(i, 5);
+    }
+    for (int i = 0; i < n; i += 2) {
+      assertThat(ledger.firstToken(sent[i])).isTrue();
     }
     for (int i = 0; i < n; i++) {
       ledger.release(sent[(int) ((i * 7_919L) % n)]);
