@@ -67,6 +67,15 @@ final class Checks {
     return value;
   }
 
+  /** {@code d} as "N ms" for messages, or its ISO form where milliseconds overflow a long. */
+  static String millisText(Duration d) {
+    try {
+      return d.toMillis() + " ms";
+    } catch (ArithmeticException e) {
+      return d.toString();
+    }
+  }
+
   static void state(boolean ok, String name, Object value, String expected) {
     if (!ok) {
       throw new IllegalArgumentException(name + ": " + value + " (expected: " + expected + ")");

@@ -95,7 +95,7 @@ public final class Outcome {
   public String toString() {
     return "Outcome{" + requestId + "#" + attempt + " on " + replicaId + "#" + epoch + ": " + status
         + (cachedTokens.isPresent() ? ", cached=" + cachedTokens.getAsInt() : "")
-        + ttft.map(t -> ", ttft=" + t.toMillis() + "ms").orElse("") + "}";
+        + ttft.map(t -> ", ttft=" + Checks.millisText(t)).orElse("") + "}";
   }
 
   /** Builds an {@link Outcome}. Not thread-safe; each option may be set once. */

@@ -145,7 +145,7 @@ final class Feedback {
       } else if (outcome.ttft().isPresent() && lease.dispatchedIdle) {
         // a stock engine tells no queue time; an attempt with no prefill of ours ahead of it had none
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
-        computed.calibration.recordUnqueuedTtft(outcome.ttft().get().toNanos() / 1e6,
+        computed.calibration.recordUnqueuedTtft(Durations.millis(outcome.ttft().get()),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
       }
       if (outcome.ttft().isPresent()) {

@@ -62,6 +62,20 @@ class OverflowTest {
   }
 
   @Test
+  void anOutcomeWithAnAbsurdTtftAndNoQueueTimeIsAppliedAndPrintable() {
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).ticker(ticker).build();
+    router.onSnapshot(queued("r1", 0));
+    Request r = request("q-1", prompt(1_000, 1)).build();
+    RoutingDecision d = router.route(r);
+    io.github.kvroute.api.Outcome o = outcome(r, d, OutcomeStatus.SUCCESS).ttft(FOREVER).build();
+
+    assertThat(router.onOutcome(o)).isEqualTo(UpdateResult.APPLIED);
+    assertThat(o.toString()).contains("ttft=PT");
+    assertThat(RoutingDecision.rejected(RejectReason.OVERLOADED, "busy", FOREVER).toString())
+        .contains("retry after PT");
+  }
+
+  @Test
   void anUpstreamElapsedOfForeverIsADeadlinePassedNotAFailOpen() {
     Request r = request("q-1", prompt(1_000, 1)).ttftBudget(Duration.ofSeconds(1))
         .upstreamElapsed(FOREVER).build();
