@@ -20,8 +20,8 @@ import java.util.OptionalLong;
  *
  * <p>The {@link #id()} is stable across retries; each retry is a new {@link #attempt()} (see
  * {@link #nextAttempt()}), and exactly one attempt is authoritative: routing attempt N ends the
- * router's record of any older attempt still in flight (its outcome is then a duplicate), and routing
- * an older attempt than one in flight is refused.
+ * router's record of any older attempt still in flight (its outcome is then a duplicate), and
+ * routing an older attempt than one in flight is refused.
  *
  * <p>Immutable and thread-safe.
  */

@@ -1,10 +1,11 @@
 package io.github.kvroute.api;
 
 /**
- * What the router did with a snapshot, KV event or outcome. A report for a replica id the router has
- * not seen introduces that replica; a KV event does not (it is dropped as {@link #UNKNOWN_REPLICA}).
- * Situations that happen in production (a late message from a dead process, a duplicated outcome, a
- * skewed clock) are answered with a value and change nothing; only programming errors throw.
+ * What the router did with a snapshot, KV event or outcome. A report for a replica id the router
+ * has not seen introduces that replica; a KV event does not (it is dropped as
+ * {@link #UNKNOWN_REPLICA}). Situations that happen in production (a late message from a dead
+ * process, a duplicated outcome, a skewed clock) are answered with a value and change nothing; only
+ * programming errors throw.
  */
 public enum UpdateResult {
   /** Applied. */
@@ -17,10 +18,10 @@ public enum UpdateResult {
   /** Observed before the report the router already holds for the same epoch: ignored. */
   OUT_OF_ORDER,
   /**
-   * An outcome for an attempt the router has no record of: never routed by this router, or closed so
-   * long ago (more than twice the lease timeout) that it was forgotten; a router remembers at most a
-   * million closed attempts, so at more than that many outcomes per two lease timeouts the oldest are
-   * forgotten earlier. Ignored.
+   * An outcome for an attempt the router has no record of: never routed by this router, or closed
+   * so long ago (more than twice the lease timeout) that it was forgotten; a router remembers at
+   * most a million closed attempts, so at more than that many outcomes per two lease timeouts the
+   * oldest are forgotten earlier. Ignored.
    */
   UNKNOWN_REQUEST,
   /**

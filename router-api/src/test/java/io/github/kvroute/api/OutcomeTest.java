@@ -71,7 +71,8 @@ class OutcomeTest {
 
   @Test
   void anAbsurdEpochIsRejected() {
-    assertThatIllegalArgumentException().isThrownBy(() -> Outcome.newBuilder().epoch(Long.MAX_VALUE))
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Outcome.newBuilder().epoch(Long.MAX_VALUE))
         .withMessage("epoch: 9223372036854775807 (expected: in [0, 4611686018427387903])");
   }
 

@@ -151,7 +151,8 @@ final class DecisionPipeline {
    * candidate. A pooled view of this route answers from the total computed when it was filled.
    */
   double estimateMillis(Request request, CandidateView candidate) {
-    if (candidate instanceof MutableView v && v.request == request && !Double.isNaN(v.standardMillis)) {
+    if (candidate instanceof MutableView v && v.request == request
+        && !Double.isNaN(v.standardMillis)) {
       return v.standardMillis;
     }
     double total = 0;
@@ -183,8 +184,8 @@ final class DecisionPipeline {
   }
 
   /**
-   * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a term
-   * vetoed it), so that no policy can choose it; remembers the others' totals.
+   * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a
+   * term vetoed it), so that no policy can choose it; remembers the others' totals.
    */
   private void vetoInfinite(Scratch s) {
     for (int i = 0; i < s.viewCount; i++) {
@@ -424,10 +425,7 @@ final class DecisionPipeline {
     if (superseded != null) {
       // exactly one attempt is authoritative: the older one is taken off the books (its outcome, if
       // it comes, is a DUPLICATE); its guess stays, as it may have run
-      Feedback.release(superseded);
-      if (superseded.probe) {
-        superseded.replica.breaker.releaseProbe();
-      }
+      takeOff(superseded);
       counters.orphaned.increment();
     }
     int gen = computeEntry.indexGeneration;
@@ -452,10 +450,7 @@ final class DecisionPipeline {
   private void orphanIfGone(Lease lease, ReplicaEntry entry, long epoch) {
     boolean gone = entry.removed || entry.epoch != epoch || entry.state() == ReplicaState.STOPPED;
     if (gone && leases.close(lease)) {
-      Feedback.release(lease);
-      if (lease.probe) {
-        lease.replica.breaker.releaseProbe();
-      }
+      takeOff(lease);
       counters.orphaned.increment();
       guard.listener().onOrphaned(entry.id, epoch, List.of(lease.ref));
     }
@@ -466,12 +461,19 @@ final class DecisionPipeline {
     if (!leases.close(lease)) {
       return;
     }
+    takeOff(lease);
+    if (lease.insert != null) {
+      index.rollback(lease.insert);
+    }
+  }
+
+  /**
+   * A closed attempt leaves its replicas' books and gives back its breaker probe, if it had one.
+   */
+  private static void takeOff(Lease lease) {
     Feedback.release(lease);
     if (lease.probe) {
       lease.replica.breaker.releaseProbe();
-    }
-    if (lease.insert != null) {
-      index.rollback(lease.insert);
     }
   }
 }

@@ -30,13 +30,13 @@ package io.github.kvroute.core;
  * TTFT is its own prefill plus a decode step, the clean sample the prefill calibration needs when the
  * engine does not report queue times.
  *
- * <p>Every per-attempt operation is O(1) amortised, so N attempts in flight cost nothing per outcome:
- * a dispatch appends (a send that arrives out of time order walks back to its place and replays, rare
- * and short); a first token, or a release, takes the send's work off the replayed queue,
- * {@code q <- max(0, q - w)}, which is exact while the modelled server has been busy since that send
- * (the case where the queue matters) and an underestimate otherwise, and a release unlinks the send;
- * the next report replays the sends it has not seen exactly, each report dropping the sends it
- * reflects.
+ * <p>Every per-attempt operation is O(1) amortised, so N attempts in flight cost nothing per
+ * outcome: a dispatch appends (a send that arrives out of time order walks back to its place and
+ * replays, rare and short); a first token, or a release, takes the send's work off the replayed
+ * queue, {@code q <- max(0, q - w)}, which is exact while the modelled server has been busy since
+ * that send (the case where the queue matters) and an underestimate otherwise, and a release
+ * unlinks the send; the next report replays the sends it has not seen exactly, each report dropping
+ * the sends it reflects.
  *
  * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
  * different replicas never contend).
@@ -163,7 +163,10 @@ final class DispatchLedger {
     inFlightPromptTokens += lease.promptTokens;
   }
 
-  /** Takes a disaggregated attempt's decode hold off the books; idempotent, and wins over a late hold. */
+  /**
+   * Takes a disaggregated attempt's decode hold off the books; idempotent, and wins over a late
+   * hold.
+   */
   synchronized void releaseDecode(Lease lease) {
     lease.decodeReleased = true;
     if (!lease.decodeHeld) {
@@ -193,8 +196,8 @@ final class DispatchLedger {
   }
 
   /**
-   * Takes a finished (or abandoned) attempt off the books; idempotent. A release that comes before the
-   * dispatch marks the lease so that the dispatch adds nothing.
+   * Takes a finished (or abandoned) attempt off the books; idempotent. A release that comes before
+   * the dispatch marks the lease so that the dispatch adds nothing.
    */
   synchronized void release(Lease lease) {
     lease.released = true;

@@ -3,10 +3,11 @@ package io.github.kvroute.core;
 import java.time.Duration;
 
 /**
- * Duration arithmetic that cannot overflow: {@link Duration#toNanos()} and {@link Duration#toMillis()}
- * throw beyond about 292 years, and a host may pass {@code Duration.ofSeconds(Long.MAX_VALUE)} to mean
- * "forever". Milliseconds as a double keep the magnitude (with less precision far out) and never throw;
- * nanoseconds saturate at {@link Long#MAX_VALUE}.
+ * Duration arithmetic that cannot overflow: {@link Duration#toNanos()} and
+ * {@link Duration#toMillis()} throw beyond about 292 years, and a host may pass
+ * {@code Duration.ofSeconds(Long.MAX_VALUE)} to mean "forever". Milliseconds as a double keep the
+ * magnitude (with less precision far out) and never throw; nanoseconds saturate at
+ * {@link Long#MAX_VALUE}.
  *
  * <p>Thread-safety: stateless.
  */

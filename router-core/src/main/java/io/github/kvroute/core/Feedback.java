@@ -151,7 +151,8 @@ final class Feedback {
       if (outcome.ttft().isPresent()) {
         // what the decision predicted besides the queue: its cost without its queue term
         computed.calibration.recordQueue(lease.predictedQueueMillis,
-            lease.predictedCostMillis - lease.queueTermMillis, Durations.millis(outcome.ttft().get()));
+            lease.predictedCostMillis - lease.queueTermMillis,
+            Durations.millis(outcome.ttft().get()));
       }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);

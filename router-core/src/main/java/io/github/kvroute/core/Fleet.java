@@ -24,17 +24,17 @@ import java.util.function.DoubleSupplier;
  * joins or leaves (Armeria's snapshot style): {@code route} reads one volatile reference and never
  * locks. Reports for one replica are applied under that replica's monitor.
  *
- * <p>Epochs: a report or event from an older epoch than the replica's is ignored (a delayed message from
- * a dead process must never make it current again); a newer epoch is a restart — the cache is cold
- * (the index slot is reset), the old process's attempts are orphaned and reported for retry, and the
- * replica is not routable until the new process reports READY. A removed replica's last epoch is
- * remembered for good (for the {@value #MAX_REMOVED_REMEMBERED} most recently removed ids), so its old
- * process's late reports cannot bring it back, however late; a newer epoch can.
+ * <p>Epochs: a report or event from an older epoch than the replica's is ignored (a delayed message
+ * from a dead process must never make it current again); a newer epoch is a restart — the cache is
+ * cold (the index slot is reset), the old process's attempts are orphaned and reported for retry,
+ * and the replica is not routable until the new process reports READY. A removed replica's last
+ * epoch is remembered for good (for the {@value #MAX_REMOVED_REMEMBERED} most recently removed
+ * ids), so its old process's late reports cannot bring it back, however late; a newer epoch can.
  *
- * <p>Only reports introduce replicas: a KV event for an unknown id is dropped, so events cannot grow the
- * fleet. Report times are the replica's clock: one further in the future than the accepted skew is
- * ignored, one within it counts as observed now, and one older than a day as a day old, so that no
- * clock can make later reports look out of order or an ancient one look fresh.
+ * <p>Only reports introduce replicas: a KV event for an unknown id is dropped, so events cannot
+ * grow the fleet. Report times are the replica's clock: one further in the future than the accepted
+ * skew is ignored, one within it counts as observed now, and one older than a day as a day old, so
+ * that no clock can make later reports look out of order or an ancient one look fresh.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -45,7 +45,9 @@ final class Fleet {
   }
 
   static final double PEER_NOISE_FLOOR = 0.2;
-  /** Removed replica ids whose last epoch is remembered (the least recently removed are forgotten). */
+  /**
+   * Removed replica ids whose last epoch is remembered (the least recently removed are forgotten).
+   */
   static final int MAX_REMOVED_REMEMBERED = 100_000;
   /** A report observed longer ago than this counts as observed this long ago. */
   static final long MAX_REPORT_AGE_NANOS = Duration.ofDays(1).toNanos();
@@ -308,8 +310,8 @@ final class Fleet {
 
   /**
    * Called under the entry's monitor: the process behind the id was replaced. What involves other
-   * locks or the host (breaker, orphaned attempts, listener) follows in {@link #restarted}, after the
-   * monitor is released.
+   * locks or the host (breaker, orphaned attempts, listener) follows in {@link #restarted}, after
+   * the monitor is released.
    */
   private void restart(ReplicaEntry entry) {
     entry.indexGeneration = index.reset(entry.slot);
@@ -326,7 +328,9 @@ final class Fleet {
     entry.calibration.onRestart();
   }
 
-  /** Called without the entry's monitor, after {@link #restart}: listeners never run under a lock. */
+  /**
+   * Called without the entry's monitor, after {@link #restart}: listeners never run under a lock.
+   */
   private void restarted(ReplicaEntry entry, long oldEpoch, long newEpoch) {
     entry.breaker.reset();
     lostAttempts.lost(entry, oldEpoch);

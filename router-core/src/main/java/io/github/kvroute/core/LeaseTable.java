@@ -22,9 +22,9 @@ import java.util.function.Predicate;
  * so expiry is deterministic in virtual time.
  *
  * <p><b>Closing is one step for readers.</b> An attempt is marked closed before it leaves the open
- * map, and expiry marks it inside Caffeine's atomic removal, so an outcome never finds an attempt in
- * neither map: it is open, or {@link #wasClosed closed}. An attempt past its timeout whose expiry has
- * not run yet counts as closed too.
+ * map, and expiry marks it inside Caffeine's atomic removal, so an outcome never finds an attempt
+ * in neither map: it is open, or {@link #wasClosed closed}. An attempt past its timeout whose
+ * expiry has not run yet counts as closed too.
  *
  * <p><b>One attempt is authoritative.</b> Routing attempt N of a request closes its older attempts
  * still open ({@link #supersede}); routing an older attempt than one in flight is refused.
@@ -44,7 +44,9 @@ final class LeaseTable {
 
   private final Cache<RequestRef, Lease> open;
   private final Cache<Long, Boolean> closed;
-  /** Each request's authoritative (latest routed) open attempt; one entry per open lease at most. */
+  /**
+   * Each request's authoritative (latest routed) open attempt; one entry per open lease at most.
+   */
   private final ConcurrentHashMap<String, Lease> latest = new ConcurrentHashMap<>();
 
   LeaseTable(Ticker ticker, Duration timeout, Consumer<Lease> onExpired) {
@@ -96,8 +98,8 @@ final class LeaseTable {
   }
 
   /**
-   * Makes the open {@code lease} its request's authoritative attempt: an older attempt still open is
-   * closed here and returned (its books are the caller's to release), else null.
+   * Makes the open {@code lease} its request's authoritative attempt: an older attempt still open
+   * is closed here and returned (its books are the caller's to release), else null.
    */
   Lease supersede(Lease lease) {
     String id = lease.ref.requestId();
@@ -143,7 +145,9 @@ final class LeaseTable {
     closed.put(fingerprint(ref), Boolean.TRUE);
   }
 
-  /** 64 bits naming the attempt: a collision could only turn an UNKNOWN_REQUEST into a DUPLICATE. */
+  /**
+   * 64 bits naming the attempt: a collision could only turn an UNKNOWN_REQUEST into a DUPLICATE.
+   */
   private static Long fingerprint(RequestRef ref) {
     long h = Hashing.murmur3_128().newHasher()
         .putString(ref.requestId(), StandardCharsets.UTF_8).putInt(ref.attempt()).hash().asLong();

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * that a throwing listener cannot break routing.
  *
  * <p>Every {@link Throwable} is contained (errors such as {@link AssertionError},
- * {@link StackOverflowError} or {@link LinkageError}, and checked exceptions thrown sneakily), except the
- * {@link VirtualMachineError}s a thread cannot recover from: {@link OutOfMemoryError},
+ * {@link StackOverflowError} or {@link LinkageError}, and checked exceptions thrown sneakily),
+ * except the {@link VirtualMachineError}s a thread cannot recover from: {@link OutOfMemoryError},
  * {@link InternalError} and {@link UnknownError} are rethrown (see {@link #rethrowIfFatal}). A
  * contained {@link InterruptedException} re-asserts the thread's interrupt flag.
  *
@@ -51,8 +51,8 @@ final class PluginGuard {
   }
 
   /**
-   * Rethrows {@code error} if the JVM cannot be trusted after it: a {@link VirtualMachineError} other
-   * than {@link StackOverflowError} (whose stack is unwound by the time it is caught).
+   * Rethrows {@code error} if the JVM cannot be trusted after it: a {@link VirtualMachineError}
+   * other than {@link StackOverflowError} (whose stack is unwound by the time it is caught).
    */
   static void rethrowIfFatal(Throwable error) {
     if (error instanceof VirtualMachineError && !(error instanceof StackOverflowError)) {

@@ -19,23 +19,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * intersecting each block's holder bits with the still-matching candidates; a candidate's match length is
  * the first block it does not hold. The cost is O(matched blocks x candidate words) and takes no lock.
  *
- * <p><b>Writes.</b> A change is a command applied by the single writer that holds the write lock. Two
- * kinds are treated differently, so that a routing thread never pays for other threads' work:
+ * <p><b>Writes.</b> A change is a command applied by the single writer that holds the write lock.
+ * Two kinds are treated differently, so that a routing thread never pays for other threads' work:
  * <ul>
- *   <li><em>Hints</em> (an optimistic insert after routing, its rollback) come from request threads.
- *       They go to a lock-free buffer bounded in commands and in bytes ({@link #bufferBytesLimit}: a
- *       command counts its prompt's block keys; an empty buffer takes any one command); a hint that
- *       does not fit is dropped and counted. The
- *       submitter then applies buffered hints only if a {@code tryLock} succeeds, and at most
- *       {@value #DRAIN_COMMANDS} commands or {@value #DRAIN_BLOCKS} blocks of them per call (always at
- *       least one): {@code route} never blocks and never applies an unbounded amount of work.
- *   <li><em>Facts</em> (KV events, capacity changes, slot resets and releases) come from telemetry and
- *       membership threads. Their producer pays its own way: it takes the lock (waiting if needed),
- *       applies the buffered hints first (bounded by the buffer), then its own command. A fact is
- *       therefore never buffered, and it is applied when its call returns.
+ *   <li><em>Hints</em> (an optimistic insert after routing, its rollback) come from request
+ *       threads. They go to a lock-free buffer bounded in commands and in bytes
+ *       ({@link #bufferBytesLimit}: a command counts its prompt's block keys; an empty buffer takes
+ *       any one command); a hint that does not fit is dropped and counted. The submitter then
+ *       applies buffered hints only if a {@code tryLock} succeeds, and at most
+ *       {@value #DRAIN_COMMANDS} commands or {@value #DRAIN_BLOCKS} blocks of them per call
+ *       (always at least one): {@code route} never blocks and never applies an unbounded amount of
+ *       work.
+ *   <li><em>Facts</em> (KV events, capacity changes, slot resets and releases) come from telemetry
+ *       and membership threads. Their producer pays its own way: it takes the lock (waiting if
+ *       needed), applies the buffered hints first (bounded by the buffer), then its own command. A
+ *       fact is therefore never buffered, and it is applied when its call returns.
  * </ul>
- * Readers never wait for writers. A single-threaded caller (the simulator) sees every command applied
- * before its call returns, so runs are deterministic.
+ * Readers never wait for writers. A single-threaded caller (the simulator) sees every command
+ * applied before its call returns, so runs are deterministic.
  *
  * <p><b>Modes.</b> A slot starts <em>approximate</em>: the router inserts what it routed and mirrors the
  * replica's KV capacity with an LRU (blocks touched deepest-first, so the root is the most recent and
@@ -67,7 +68,9 @@ final class PrefixIndex {
   static final long MIN_BUDGET_BYTES = 64 * 1024;
   /** Most hint commands one submitter applies per call. */
   static final int DRAIN_COMMANDS = 16;
-  /** Most prompt blocks of hint commands one submitter applies per call (past its first command). */
+  /**
+   * Most prompt blocks of hint commands one submitter applies per call (past its first command).
+   */
   static final int DRAIN_BLOCKS = 8_192;
 
   private final long budgetBytes;
@@ -236,7 +239,10 @@ final class PrefixIndex {
     }
   }
 
-  /** The byte bound of the hint buffer: an eighth of the budget, at least {@value #MIN_BUDGET_BYTES}. */
+  /**
+   * The byte bound of the hint buffer: an eighth of the budget, at least
+   * {@value #MIN_BUDGET_BYTES}.
+   */
   long bufferBytesLimit() {
     return bufferBytesLimit;
   }
@@ -253,7 +259,9 @@ final class PrefixIndex {
     }
   }
 
-  /** A hint: buffered if it fits (else dropped and counted), then a bounded share of hints applied. */
+  /**
+   * A hint: buffered if it fits (else dropped and counted), then a bounded share of hints applied.
+   */
   private boolean submit(IndexStore.Command c) {
     long bytes = c.bufferedBytes();
     long before;
@@ -362,11 +370,12 @@ final class PrefixIndex {
   }
 
   /**
-   * Bytes the index's arrays hold now (after applying buffered commands), computed from their actual
-   * lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed overhead (an empty
-   * mirror per replica slot, about 1 KiB, and the minimum block table): the estimate the budget enforces
-   * counts {@value #ENTRY_BYTES} bytes per entry and three table positions per block, while the mirrors
-   * hold at most 88 bytes per live entry and the table at most four positions per live block.
+   * Bytes the index's arrays hold now (after applying buffered commands), computed from their
+   * actual lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed
+   * overhead (an empty mirror per replica slot, about 1 KiB, and the minimum block table): the
+   * estimate the budget enforces counts {@value #ENTRY_BYTES} bytes per entry and three table
+   * positions per block, while the mirrors hold at most 88 bytes per live entry and the table at
+   * most four positions per live block.
    */
   long footprintBytes() {
     writeLock.lock();

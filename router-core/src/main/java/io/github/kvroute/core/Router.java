@@ -56,12 +56,12 @@ import java.util.Set;
  * <p>Programming errors (a null, an attempt routed twice, a prompt hashed with another block size)
  * throw {@link IllegalArgumentException} or {@link NullPointerException} before any state changes.
  * Situations that happen in production are values: an empty or unavailable fleet is a
- * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a duplicated
- * outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener, telemetry
- * sources) are contained: any {@link Throwable} they throw is logged once, counted in
+ * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a
+ * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener,
+ * telemetry sources) are contained: any {@link Throwable} they throw is logged once, counted in
  * {@link RouterStats#pluginFailures()}, and a safe fallback is used; only {@link OutOfMemoryError},
- * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded for a
- * decision {@code route} did not return.
+ * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded
+ * for a decision {@code route} did not return.
  *
  * <p>Thread-safety: thread-safe. {@link #route} is meant to be called concurrently from request threads
  * while telemetry, KV events and outcomes arrive on others; it takes no exclusive lock on shared state
@@ -121,8 +121,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
   /**
    * Applies a replica report. A replica is known from its first report; it is routable while its
    * latest report says READY. A report observed more than {@link Builder#maxClockSkew} after the
-   * router's now is ignored ({@link UpdateResult#CLOCK_SKEW}); within it, it counts as observed now,
-   * and one observed more than a day ago counts as a day old.
+   * router's now is ignored ({@link UpdateResult#CLOCK_SKEW}); within it, it counts as observed
+   * now, and one observed more than a day ago counts as a day old.
    *
    * @throws NullPointerException if {@code snapshot} is null
    */
@@ -138,8 +138,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
   }
 
   /**
-   * Applies a KV-cache event; the replica's index entries switch to exact mode. An event for a replica
-   * that has not reported (or was removed) is dropped and counted: {@link UpdateResult#UNKNOWN_REPLICA}.
+   * Applies a KV-cache event; the replica's index entries switch to exact mode. An event for a
+   * replica that has not reported (or was removed) is dropped and counted:
+   * {@link UpdateResult#UNKNOWN_REPLICA}.
    *
    * @throws NullPointerException if {@code event} is null
    */
@@ -431,8 +432,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
     public static final Duration MAX_LEASE_TIMEOUT = Duration.ofDays(30);
 
     /**
-     * How long an attempt may stay open without an outcome, at most {@link #MAX_LEASE_TIMEOUT}. Default
-     * 10 minutes. Closed attempts are remembered (to recognise duplicated outcomes) for twice as long.
+     * How long an attempt may stay open without an outcome, at most {@link #MAX_LEASE_TIMEOUT}.
+     * Default 10 minutes. Closed attempts are remembered (to recognise duplicated outcomes) for
+     * twice as long.
      */
     public Builder leaseTimeout(Duration timeout) {
       once("leaseTimeout");
@@ -463,9 +465,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
     }
 
     /**
-     * Optimistic inserts (and their rollbacks) the index's write buffer holds before more are dropped
-     * and counted. Default 65,536. The buffer is also bounded in bytes, to an eighth of the index
-     * budget (at least 64 KiB). KV events are never buffered: their producer applies them.
+     * Optimistic inserts (and their rollbacks) the index's write buffer holds before more are
+     * dropped and counted. Default 65,536. The buffer is also bounded in bytes, to an eighth of the
+     * index budget (at least 64 KiB). KV events are never buffered: their producer applies them.
      */
     public Builder indexWriteBufferLimit(int commands) {
       once("indexWriteBufferLimit");

@@ -19,7 +19,8 @@ import java.util.Map;
  * @param outcomesByResult outcome reports, by what the router did with them
  * @param inFlight open leases
  * @param expired leases that timed out without an outcome
- * @param orphaned leases ended because their replica stopped, restarted or was removed, or because a
+ * @param orphaned leases ended because their replica stopped, restarted or was removed, or because
+ * a
  *     later attempt of the same request was routed (exactly one attempt is authoritative)
  * @param indexEntries (replica, block) entries in the prefix index
  * @param indexBlocks distinct blocks in the prefix index

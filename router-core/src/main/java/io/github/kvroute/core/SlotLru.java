@@ -17,13 +17,14 @@ import java.util.Arrays;
  * evicting the tail writes its tombstone without probing.
  *
  * <p><b>Memory follows the live size, both ways.</b> The entry arrays hold {@code capacity} entries
- * with {@code size} in {@code [capacity / 2, capacity]} (above the minimum of {@value #MIN_CAPACITY}):
- * full, they grow by half; below half full after a removal, they are compacted to one and a half times
- * the live size. The index has {@code 2 x capacity} positions (any length: the probe start is a
- * multiply-shift of the hash, not a mask), so live entries fill a quarter to a half of it; tombstones
- * count toward the load, and a rebuild at {@value #MAX_LOAD_PERCENT}% clears them. So the arrays cost at
- * most {@code 2 x (28 + 2 x 8) = 88} bytes per live entry, and each resize is paid for by the
- * insertions or removals (at least a sixth of the capacity) since the previous one.
+ * with {@code size} in {@code [capacity / 2, capacity]} (above the minimum of
+ * {@value #MIN_CAPACITY}): full, they grow by half; below half full after a removal, they are
+ * compacted to one and a half times the live size. The index has {@code 2 x capacity} positions
+ * (any length: the probe start is a multiply-shift of the hash, not a mask), so live entries fill a
+ * quarter to a half of it; tombstones count toward the load, and a rebuild at
+ * {@value #MAX_LOAD_PERCENT}% clears them. So the arrays cost at most {@code 2 x (28 + 2 x 8) = 88}
+ * bytes per live entry, and each resize is paid for by the insertions or removals (at least a sixth
+ * of the capacity) since the previous one.
  *
  * <p>Not thread-safe: owned by the prefix index's single writer.
  */
@@ -233,8 +234,8 @@ final class SlotLru {
   }
 
   /**
-   * Moves the live entries, most recent first, into arrays of {@code capacity} entries and rebuilds the
-   * index at twice that. Entry numbers change, so a remembered run is forgotten.
+   * Moves the live entries, most recent first, into arrays of {@code capacity} entries and rebuilds
+   * the index at twice that. Entry numbers change, so a remembered run is forgotten.
    */
   private void compact(int capacity) {
     long[] k = new long[capacity];
@@ -292,7 +293,9 @@ final class SlotLru {
     }
   }
 
-  /** The probe start for hash {@code h} in an index of {@code length} positions (multiply-shift). */
+  /**
+   * The probe start for hash {@code h} in an index of {@code length} positions (multiply-shift).
+   */
   private static int start(long h, int length) {
     return (int) (((h & 0xFFFF_FFFFL) * length) >>> 32);
   }
@@ -336,7 +339,7 @@ final class SlotLru {
       return e;
     }
     if (allocated == keys.length) {
-      // full (the free list is empty): grow by half, keeping entry numbers, so a remembered run stays
+      // full (no free entry): grow by half, keeping entry numbers, so a remembered run stays
       int n = keys.length + keys.length / 2;
       keys = Arrays.copyOf(keys, n);
       ticks = Arrays.copyOf(ticks, n);

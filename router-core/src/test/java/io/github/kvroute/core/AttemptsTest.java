@@ -22,7 +22,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** Attempts: one is authoritative, closing is atomic for readers, and listeners run outside locks. */
+/**
+ * Attempts: one is authoritative, closing is atomic for readers, and listeners run outside locks.
+ */
 class AttemptsTest {
   private final ManualTicker ticker = new ManualTicker();
 
@@ -101,7 +103,8 @@ class AttemptsTest {
     }
 
     @Override
-    public void onBreakerStateChanged(String replicaId, BreakerState previous, BreakerState current) {
+    public void onBreakerStateChanged(
+        String replicaId, BreakerState previous, BreakerState current) {
       check("breaker " + current, replicaId);
     }
 

@@ -14,13 +14,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The index budget bounds the heap the index retains, not only its estimate: after every operation,
- * the bytes its arrays hold (from their actual lengths, {@link PrefixIndex#footprintBytes}) stay within
- * {@code 2 x budget} plus a fixed overhead per replica slot.
+ * the bytes its arrays hold (from their actual lengths, {@link PrefixIndex#footprintBytes}) stay
+ * within {@code 2 x budget} plus a fixed overhead per replica slot.
  */
 class IndexFootprintTest {
   private static final long BUDGET = 1L << 20;
 
-  /** Empty mirrors (about 1 KiB each with headers and per-slot cells) and the minimum block table. */
+  /**
+   * Empty mirrors (about 1 KiB each with headers and per-slot cells) and the minimum block table.
+   */
   private static long fixedOverhead(int slots) {
     return 8 * 1024 + 2 * 1024L * slots;
   }

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Who pays for index writes: a routing thread applies a bounded share of the buffered hints per call,
- * the buffer is bounded in bytes, and a KV event's producer applies it itself. Another thread holds
- * the write lock to stand for a busy writer; every step waits on a latch, never on the clock.
+ * Who pays for index writes: a routing thread applies a bounded share of the buffered hints per
+ * call, the buffer is bounded in bytes, and a KV event's producer applies it itself. Another thread
+ * holds the write lock to stand for a busy writer; every step waits on a latch, never on the clock.
  */
 class IndexWriteBufferTest {
   private final PrefixIndex index = new PrefixIndex(1L << 20, 1L << 30, 1 << 16);

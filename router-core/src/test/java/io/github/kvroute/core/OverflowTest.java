@@ -20,7 +20,9 @@ import java.time.Duration;
 import java.util.Comparator;
 import org.junit.jupiter.api.Test;
 
-/** Absurd durations and token counts saturate; nothing overflows into an exception or a wrong sign. */
+/**
+ * Absurd durations and token counts saturate; nothing overflows into an exception or a wrong sign.
+ */
 class OverflowTest {
   private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 

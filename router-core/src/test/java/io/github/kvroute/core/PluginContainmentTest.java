@@ -227,7 +227,8 @@ class PluginContainmentTest {
     assertThat(router.stats().pluginFailures()).isEqualTo(scorerCalls);
   }
 
-  private static Scorer constant(String name, java.util.function.ToDoubleFunction<CandidateView> f) {
+  private static Scorer constant(
+      String name, java.util.function.ToDoubleFunction<CandidateView> f) {
     return new Scorer() {
       @Override
       public String name() {
@@ -256,7 +257,8 @@ class PluginContainmentTest {
     assertThat(policy.estimates.get("busy").millis("odd")).hasValue(0.0);
     assertThat(policy.estimates.get("busy").totalMillis()).isEqualTo(300.0);
     assertThat(router.stats().pluginFailures()).isPositive();
-    verify(listener, atLeastOnce()).onPluginFailure(eq("scorer odd"), any(IllegalStateException.class));
+    verify(listener, atLeastOnce())
+        .onPluginFailure(eq("scorer odd"), any(IllegalStateException.class));
   }
 
   static Stream<Double> nanOrNegative() {
@@ -265,7 +267,8 @@ class PluginContainmentTest {
 
   @Test
   void scorerReturningPositiveInfinityVetoesTheCandidate() {
-    Scorer veto = constant("veto", c -> c.replicaId().equals("idle") ? Double.POSITIVE_INFINITY : 0);
+    Scorer veto =
+        constant("veto", c -> c.replicaId().equals("idle") ? Double.POSITIVE_INFINITY : 0);
     Router router = Router.newBuilder().policy(new LeastEstimatePolicy())
         .costTerms(List.of(CostTerms.queue(), veto)).ticker(ticker).build();
     fleet(router);

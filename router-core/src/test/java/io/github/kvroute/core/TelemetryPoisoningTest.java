@@ -29,7 +29,8 @@ class TelemetryPoisoningTest {
   private long routedTo(String replicaId, int requests) {
     long n = 0;
     for (int i = 0; i < requests; i++) {
-      RoutingDecision d = router.route(request("q-" + ticker.read() + "-" + i, prompt(64, i)).build());
+      RoutingDecision d =
+          router.route(request("q-" + ticker.read() + "-" + i, prompt(64, i)).build());
       if (d.isRouted() && d.replicaId().equals(replicaId)) {
         n++;
       }
