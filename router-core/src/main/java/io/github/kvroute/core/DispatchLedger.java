@@ -30,13 +30,11 @@ package io.github.kvroute.core;
  * TTFT is its own prefill plus a decode step, the clean sample the prefill calibration needs when the
  * engine does not report queue times.
  *
- * <p>Every per-attempt operation is O(1) amortised, so N attempts in flight cost nothing per
- * outcome: a dispatch appends (a send that arrives out of time order walks back to its place and
- * replays, rare and short); a first token, or a release, takes the send's work off the replayed
- * queue, {@code q <- max(0, q - w)}, which is exact while the modelled server has been busy since
- * that send (the case where the queue matters) and an underestimate otherwise, and a release
- * unlinks the send; the next report replays the sends it has not seen exactly, each report dropping
- * the sends it reflects.
+ * <p>The replay is kept in a {@link ReplayTree}, so with N sends unreported a dispatch, a first
+ * token or a release costs O(log N), never a walk over all of them: a send that leaves the replay
+ * keeps its leaf with no work (the result stays exact), and the tree is rebuilt from the live sends
+ * when a report drops the sends it reflects, when dead leaves outnumber live ones, or when a send
+ * arrives out of time order (rare: concurrent routes read the clock before taking the lock).
  *
  * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
  * different replicas never contend).
@@ -62,7 +60,10 @@ final class DispatchLedger {
   /** How many times each own send counts in the replay: {@code 1 + peers}. */
   private double sendWeight = 1.0;
   private final RateEstimator ownRate = new RateEstimator(10.0);
-  /** Sends walked by replays, ever: what tests use to see that per-attempt work stays O(1). */
+  private final ReplayTree tree = new ReplayTree();
+  /** The latest dispatch time among the tree's leaves (live or dead), or the base time. */
+  private long lastLeafNanos;
+  /** Sends walked by tree rebuilds, ever: what tests use to see that per-attempt work stays small. */
   private long replaySteps;
 
   /** What a view needs, copied out under the lock. */
@@ -127,9 +128,10 @@ final class DispatchLedger {
     } else {
       head = lease;
     }
-    if (lease == tail) {
-      queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis * sendWeight;
-      lastNanos = Math.max(lastNanos, t);
+    if (lease == tail && !tree.isFull()) {
+      lease.leaf = tree.append(lease.workMillis * sendWeight, millis(t - lastLeafNanos));
+      lastLeafNanos = Math.max(lastLeafNanos, t);
+      refresh();
     } else {
       replay();
     }
@@ -190,7 +192,8 @@ final class DispatchLedger {
     lease.firstToken = true;
     prefillsPending--;
     if (lease.sinceSnapshot) {
-      queueAtLast = Math.max(0, queueAtLast - lease.workMillis * sendWeight);
+      tree.setWork(lease.leaf, 0);
+      refresh();
     }
     return true;
   }
@@ -212,10 +215,12 @@ final class DispatchLedger {
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
     if (lease.sinceSnapshot) {
+      tree.setWork(lease.leaf, 0);
       unlink(lease);
-      if (!lease.firstToken) {
-        // a first token already took its work off
-        queueAtLast = Math.max(0, queueAtLast - lease.workMillis * sendWeight);
+      if (tree.size() > 32 && sinceCount * 2 < tree.size()) {
+        replay();
+      } else {
+        refresh();
       }
     }
   }
@@ -244,7 +249,7 @@ final class DispatchLedger {
       unlink(head);
     }
     baseQueueMillis = 0;
-    queueAtLast = 0;
+    replay();
   }
 
   synchronized long replaySteps() {
@@ -272,23 +277,31 @@ final class DispatchLedger {
     }
     l.prev = null;
     l.next = null;
+    l.leaf = -1;
     l.sinceSnapshot = false;
     sinceCount--;
     sinceOutstandingTokens -= l.outstandingTokens();
     sinceKvTokens -= l.outstandingTokens();
   }
 
+  /** Rebuilds the tree from the live unreported sends, in time order from the report's queue. */
   private void replay() {
-    double q = baseQueueMillis;
+    tree.reset(2 * sinceCount);
     long t = baseAtNanos;
     for (Lease l = head; l != null; l = l.next) {
       replaySteps++;
       double work = l.firstToken ? 0 : l.workMillis * sendWeight;
-      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + work;
+      l.leaf = tree.appendUnbuilt(work, millis(l.dispatchedAtNanos - t));
       t = Math.max(t, l.dispatchedAtNanos);
     }
-    queueAtLast = q;
-    lastNanos = t;
+    tree.build();
+    lastLeafNanos = t;
+    refresh();
+  }
+
+  private void refresh() {
+    queueAtLast = Math.max(0, tree.apply(baseQueueMillis));
+    lastNanos = lastLeafNanos;
   }
 
   synchronized double ownRatePerSecond(long nowNanos) {

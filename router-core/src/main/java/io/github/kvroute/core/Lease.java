@@ -31,6 +31,8 @@ final class Lease {
   Lease next;
   boolean sinceSnapshot;
   DispatchLedger ledger;
+  /** Its leaf in the ledger's replay tree while {@link #sinceSnapshot}, else -1. */
+  int leaf = -1;
   /** The host saw its first token: its prefill work has left the queue. */
   boolean firstToken;
   /** Every earlier send of this router to the replica had its first token when this one left. */

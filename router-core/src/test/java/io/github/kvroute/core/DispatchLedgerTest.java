@@ -128,7 +128,7 @@ class DispatchLedgerTest {
   }
 
   @Test
-  void firstTokensAndReleasesOfManyUnreportedSendsCostO1Each() {
+  void firstTokensAndReleasesOfManyUnreportedSendsNeverWalkThemAll() {
     ledger.onReport(0, 0, 0);
     int n = 20_000;
     Lease[] sent = new Lease[n];
@@ -142,7 +142,8 @@ class DispatchLedgerTest {
       ledger.release(sent[(int) ((i * 7_919L) % n)]);
     }
 
-    assertThat(ledger.replaySteps()).isLessThanOrEqualTo(2L * n);
+    // rebuilds only: on growth (doubling) and when dead leaves outnumber live ones (halving)
+    assertThat(ledger.replaySteps()).isLessThanOrEqualTo(4L * n);
     DispatchLedger.Reading r = read(n);
     assertThat(r.inFlightRequests).isZero();
     assertThat(r.sinceCount).isZero();
