@@ -128,7 +128,7 @@ final class DispatchLedger {
     } else {
       head = lease;
     }
-    if (lease == tail && !tree.isFull()) {
+    if (lease == tail && t >= lastLeafNanos && !tree.isFull()) {
       lease.leaf = tree.append(lease.workMillis * sendWeight, millis(t - lastLeafNanos));
       lastLeafNanos = Math.max(lastLeafNanos, t);
       refresh();
