@@ -58,6 +58,24 @@ final class Checks {
     return value;
   }
 
+  /** An epoch in {@code [0, ReplicaSnapshot.MAX_EPOCH]}. */
+  static long epoch(long value) {
+    if (value < 0 || value > ReplicaSnapshot.MAX_EPOCH) {
+      throw new IllegalArgumentException(
+          "epoch: " + value + " (expected: in [0, " + ReplicaSnapshot.MAX_EPOCH + "])");
+    }
+    return value;
+  }
+
+  /** {@code d} as "N ms" for messages, or its ISO form where milliseconds overflow a long. */
+  static String millisText(Duration d) {
+    try {
+      return d.toMillis() + " ms";
+    } catch (ArithmeticException e) {
+      return d.toString();
+    }
+  }
+
   /** An argument, or a combination of arguments, outside its range. */
   static void argument(boolean ok, String name, Object value, String expected) {
     if (!ok) {
@@ -89,6 +107,11 @@ final class Checks {
           lowerCamel(option.name()) + ": already set (expected: each builder option set once)");
     }
     return set | bit;
+  }
+
+  /** Whether {@link #once} has marked {@code option} in {@code set}. */
+  static boolean isSet(long set, Enum<?> option) {
+    return (set & (1L << option.ordinal())) != 0;
   }
 
   private static String lowerCamel(String upperSnake) {

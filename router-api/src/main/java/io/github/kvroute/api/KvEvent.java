@@ -36,7 +36,7 @@ public final class KvEvent {
   private KvEvent(Type type, String replicaId, long epoch, long[] blockKeys) {
     this.type = type;
     this.replicaId = Checks.notBlank(replicaId, "replicaId");
-    this.epoch = Checks.atLeast(epoch, 0L, "epoch");
+    this.epoch = Checks.epoch(epoch);
     this.blockKeys = blockKeys;
   }
 

@@ -95,7 +95,7 @@ public final class Outcome {
   public String toString() {
     return "Outcome{" + requestId + "#" + attempt + " on " + replicaId + "#" + epoch + ": " + status
         + (cachedTokens.isPresent() ? ", cached=" + cachedTokens.getAsInt() : "")
-        + ttft.map(t -> ", ttft=" + t.toMillis() + "ms").orElse("") + "}";
+        + ttft.map(t -> ", ttft=" + Checks.millisText(t)).orElse("") + "}";
   }
 
   /** Builds an {@link Outcome}. Not thread-safe; each option may be set once. */
@@ -140,10 +140,11 @@ public final class Outcome {
       return this;
     }
 
-    /** Defaults to 0. */
+    /** The epoch of the routed decision ({@code RoutingDecision.epoch()}); required. */
     public Builder epoch(long epoch) {
+      long checked = Checks.epoch(epoch);
       set = Checks.once(set, Option.EPOCH);
-      this.epoch = Checks.atLeast(epoch, 0L, "epoch");
+      this.epoch = checked;
       return this;
     }
 
@@ -188,6 +189,11 @@ public final class Outcome {
       }
       if (status == null) {
         throw new IllegalArgumentException("status: null (expected: set before build)");
+      }
+      if (!Checks.isSet(set, Option.EPOCH)) {
+        // without it, an outcome for a replica past epoch 0 could never match its lease
+        throw new IllegalArgumentException(
+            "epoch: unset (expected: the routed decision's epoch, set before build)");
       }
       if (queueTime != null && ttft != null) {
         Checks.argument(queueTime.compareTo(ttft) <= 0, "queueTime", queueTime, "<= ttft = " + ttft);

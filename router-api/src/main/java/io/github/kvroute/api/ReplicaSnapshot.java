@@ -15,9 +15,11 @@ import java.util.Set;
  * {@link #waitingRequests()}, not 0; the router then estimates from what it knows instead of trusting
  * an idle-looking zero.
  *
- * <p><b>Epochs.</b> The epoch is the generation of the replica's process (for example its start time or
- * a restart counter). A report from an older epoch than the router already knows is ignored: a delayed
- * message from a dead process must never make it current again.
+ * <p><b>Epochs.</b> The epoch is the generation of the replica's process (for example its start
+ * time or a restart counter). A report from an older epoch than the router already knows is
+ * ignored: a delayed message from a dead process must never make it current again. Epochs are at
+ * most {@link #MAX_EPOCH} (a start time in nanoseconds fits until the year 2116): a larger one is
+ * taken for a corrupted value, which would otherwise make every real report look stale.
  *
  * <p><b>Time.</b> {@link #observedAtNanos()} is when the replica measured these values, on the router's
  * {@link Ticker}; the router keeps it and lets policies weigh the report by its age. Absent, the router
@@ -26,6 +28,9 @@ import java.util.Set;
  * <p>Immutable and thread-safe.
  */
 public final class ReplicaSnapshot {
+  /** The largest accepted epoch, in reports, KV events and outcomes: {@code 2^62 - 1}. */
+  public static final long MAX_EPOCH = (1L << 62) - 1;
+
   private final String replicaId;
   private final long epoch;
   private final OptionalLong observedAtNanos;
@@ -348,8 +353,9 @@ public final class ReplicaSnapshot {
 
     /** Defaults to 0. */
     public Builder epoch(long epoch) {
+      long checked = Checks.epoch(epoch);
       set = Checks.once(set, Option.EPOCH);
-      this.epoch = Checks.atLeast(epoch, 0L, "epoch");
+      this.epoch = checked;
       return this;
     }
 

@@ -19,7 +19,9 @@ import java.util.OptionalLong;
  * }</pre>
  *
  * <p>The {@link #id()} is stable across retries; each retry is a new {@link #attempt()} (see
- * {@link #nextAttempt()}), and exactly one attempt is authoritative.
+ * {@link #nextAttempt()}), and exactly one attempt is authoritative: routing attempt N ends the
+ * router's record of any older attempt still in flight (its outcome is then a duplicate), and
+ * routing an older attempt than one in flight is refused.
  *
  * <p>Immutable and thread-safe.
  */
@@ -167,12 +169,18 @@ public final class Request {
   /**
    * What is left of the TTFT budget for queueing and prefill, in milliseconds: budget minus upstream
    * time; negative when the deadline has already passed. Empty when the request has no budget.
+   * Saturates at {@code Long.MIN_VALUE} / {@code Long.MAX_VALUE} milliseconds for absurd durations.
    */
   public OptionalLong remainingBudgetMillis() {
     if (ttftBudget.isEmpty()) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(ttftBudget.get().minus(upstreamElapsed).toMillis());
+    Duration left = ttftBudget.get().minus(upstreamElapsed);
+    try {
+      return OptionalLong.of(left.toMillis());
+    } catch (ArithmeticException e) {
+      return OptionalLong.of(left.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE);
+    }
   }
 
   /** When the request reached the router, on the router's {@link Ticker}; empty means "now". */

@@ -215,7 +215,7 @@ public final class RoutingDecision {
   public String toString() {
     if (reason != null) {
       return "rejected " + reason + ": " + detail
-          + (retryAfter == null ? "" : ", retry after " + retryAfter.toMillis() + " ms");
+          + (retryAfter == null ? "" : ", retry after " + Checks.millisText(retryAfter));
     }
     return "routed to " + replicaId + "#" + epoch
         + (prefillReplicaId == null ? "" : " (prefill on " + prefillReplicaId + "#" + prefillEpoch + ")")

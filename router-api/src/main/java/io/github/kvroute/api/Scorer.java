@@ -12,6 +12,11 @@ public interface Scorer {
   /** Short, stable name used in cost breakdowns ({@code queue}, {@code prefill}, ...). */
   String name();
 
-  /** The term's cost in milliseconds; finite and non-negative. */
+  /**
+   * The term's cost in milliseconds: finite and non-negative, or {@link Double#POSITIVE_INFINITY}
+   * to veto the candidate (the router then never routes this request there). NaN or a negative
+   * value is a plugin failure, as is an exception: the router counts and logs it, and the term
+   * counts 0.
+   */
   double costMillis(Request request, CandidateView candidate);
 }

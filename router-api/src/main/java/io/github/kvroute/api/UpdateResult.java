@@ -1,10 +1,11 @@
 package io.github.kvroute.api;
 
 /**
- * What the router did with a snapshot, KV event or outcome. A KV event or report for a replica id the
- * router has not seen introduces that replica (events may precede the first report). Situations that happen in production (a
- * late message from a dead process, a duplicated outcome) are answered with a value and change nothing;
- * only programming errors throw.
+ * What the router did with a snapshot, KV event or outcome. A report for a replica id the router
+ * has not seen introduces that replica; a KV event does not (it is dropped as
+ * {@link #UNKNOWN_REPLICA}). Situations that happen in production (a late message from a dead
+ * process, a duplicated outcome, a skewed clock) are answered with a value and change nothing; only
+ * programming errors throw.
  */
 public enum UpdateResult {
   /** Applied. */
@@ -17,8 +18,10 @@ public enum UpdateResult {
   /** Observed before the report the router already holds for the same epoch: ignored. */
   OUT_OF_ORDER,
   /**
-   * An outcome for an attempt the router has no record of: never routed by this router, or closed so
-   * long ago (more than twice the lease timeout) that it was forgotten. Ignored.
+   * An outcome for an attempt the router has no record of: never routed by this router, or closed
+   * so long ago (more than twice the lease timeout) that it was forgotten; a router remembers at
+   * most a million closed attempts, so at more than that many outcomes per two lease timeouts the
+   * oldest are forgotten earlier. Ignored.
    */
   UNKNOWN_REQUEST,
   /**
@@ -27,7 +30,17 @@ public enum UpdateResult {
    */
   DUPLICATE,
   /** An outcome naming another replica or epoch than its lease: ignored. */
-  MISMATCHED_REPLICA;
+  MISMATCHED_REPLICA,
+  /**
+   * A KV event for a replica the router does not know (it has not reported yet, or the host removed
+   * it): dropped and counted, so that events cannot create replicas.
+   */
+  UNKNOWN_REPLICA,
+  /**
+   * A report observed further in the router's future than the accepted clock skew: ignored and
+   * counted, so that one bad clock cannot make every later report look out of order.
+   */
+  CLOCK_SKEW;
 
   public boolean isApplied() {
     return this == APPLIED;

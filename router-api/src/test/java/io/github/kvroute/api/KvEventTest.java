@@ -92,7 +92,9 @@ class KvEventTest {
   void negativeEpochIsRejected(String name, BiFunction<String, Long, KvEvent> create) {
     assertThatIllegalArgumentException().isThrownBy(() -> create.apply("r", -1L))
         .withMessageContaining("epoch: -1")
-        .withMessageContaining("expected: >= 0");
+        .withMessageContaining("expected: in [0, 4611686018427387903]");
+    assertThatIllegalArgumentException().isThrownBy(() -> create.apply("r", Long.MAX_VALUE))
+        .withMessage("epoch: 9223372036854775807 (expected: in [0, 4611686018427387903])");
   }
 
   @ParameterizedTest(name = "{0}")

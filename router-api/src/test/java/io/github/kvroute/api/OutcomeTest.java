@@ -20,7 +20,7 @@ class OutcomeTest {
       EnumSet.of(OutcomeStatus.REPLICA_ERROR, OutcomeStatus.TIMEOUT, OutcomeStatus.CONNECTION_FAILED);
 
   private static Outcome.Builder minimal(OutcomeStatus status) {
-    return Outcome.newBuilder().requestId("req").replicaId("r1").status(status);
+    return Outcome.newBuilder().requestId("req").replicaId("r1").epoch(0).status(status);
   }
 
   @Test
@@ -40,7 +40,8 @@ class OutcomeTest {
 
   @Test
   void allOptionsAreKept() {
-    Outcome o = minimal(OutcomeStatus.TIMEOUT).attempt(3).epoch(9).queueTime(Duration.ofMillis(40))
+    Outcome o = Outcome.newBuilder().requestId("req").replicaId("r1")
+        .status(OutcomeStatus.TIMEOUT).attempt(3).epoch(9).queueTime(Duration.ofMillis(40))
         .ttft(Duration.ofMillis(40)).cachedTokens(0).outputTokens(12).build();
 
     assertThat(o.attempt()).isEqualTo(3);
@@ -54,9 +55,25 @@ class OutcomeTest {
 
   static Stream<Arguments> missingRequired() {
     return Stream.of(
-        Arguments.of("requestId", Outcome.newBuilder().replicaId("r").status(OutcomeStatus.SUCCESS)),
-        Arguments.of("replicaId", Outcome.newBuilder().requestId("q").status(OutcomeStatus.SUCCESS)),
-        Arguments.of("status", Outcome.newBuilder().requestId("q").replicaId("r")));
+        Arguments.of("requestId",
+            Outcome.newBuilder().replicaId("r").epoch(0).status(OutcomeStatus.SUCCESS)),
+        Arguments.of("replicaId",
+            Outcome.newBuilder().requestId("q").epoch(0).status(OutcomeStatus.SUCCESS)),
+        Arguments.of("status", Outcome.newBuilder().requestId("q").replicaId("r").epoch(0)));
+  }
+
+  @Test
+  void anOutcomeWithoutAnEpochIsRejected() {
+    assertThatIllegalArgumentException().isThrownBy(
+            Outcome.newBuilder().requestId("q").replicaId("r").status(OutcomeStatus.SUCCESS)::build)
+        .withMessage("epoch: unset (expected: the routed decision's epoch, set before build)");
+  }
+
+  @Test
+  void anAbsurdEpochIsRejected() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Outcome.newBuilder().epoch(Long.MAX_VALUE))
+        .withMessage("epoch: 9223372036854775807 (expected: in [0, 4611686018427387903])");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -80,7 +97,7 @@ class OutcomeTest {
   static Stream<Arguments> badValues() {
     return Stream.of(
         bad("attempt: 0", "expected: >= 1", b -> b.attempt(0)),
-        bad("epoch: -1", "expected: >= 0", b -> b.epoch(-1)),
+        bad("epoch: -1", "expected: in [0, 4611686018427387903]", b -> b.epoch(-1)),
         bad("cachedTokens: -1", "expected: >= 0", b -> b.cachedTokens(-1)),
         bad("outputTokens: -1", "expected: >= 0", b -> b.outputTokens(-1)),
         bad("queueTime: PT-0.001S", "expected: >= 0", b -> b.queueTime(Duration.ofMillis(-1))),

@@ -152,7 +152,9 @@ class ReplicaSnapshotTest {
 
   static Stream<Arguments> badValues() {
     return Stream.of(
-        bad("epoch: -1", "expected: >= 0", b -> b.epoch(-1)),
+        bad("epoch: -1", "expected: in [0, 4611686018427387903]", b -> b.epoch(-1)),
+        bad("epoch: 4611686018427387904", "expected: in [0, 4611686018427387903]",
+            b -> b.epoch(ReplicaSnapshot.MAX_EPOCH + 1)),
         bad("replicaId: \" \"", "expected: non-blank", b -> b.replicaId(" ")),
         bad("model: \"\"", "expected: non-blank", b -> b.model("")),
         bad("modelVersion: \" \"", "expected: non-blank", b -> b.modelVersion(" ")),

@@ -86,7 +86,7 @@ public final class Admission {
         queueLimitMillis.remove(priority);
       } else {
         checkArgument(!limit.isNegative(), "queueLimit: %s (expected: >= 0)", limit);
-        queueLimitMillis.put(priority, limit.toNanos() / 1e6);
+        queueLimitMillis.put(priority, Durations.millis(limit));
       }
       return this;
     }
@@ -110,7 +110,7 @@ public final class Admission {
       set = SetOnce.mark(set, Option.MIN_RETRY_AFTER);
       checkNotNull(minimum, "minRetryAfter: null (expected: >= 0)");
       checkArgument(!minimum.isNegative(), "minRetryAfter: %s (expected: >= 0)", minimum);
-      minRetryAfterMillis = minimum.toNanos() / 1e6;
+      minRetryAfterMillis = Durations.millis(minimum);
       return this;
     }
 

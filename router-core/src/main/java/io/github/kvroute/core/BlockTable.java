@@ -20,10 +20,13 @@ import java.lang.invoke.VarHandle;
  *
  * <p><b>Keys never move.</b> Once a position is given a key it keeps that key until the table is
  * rebuilt. A block whose last holder leaves stays in place with no holder bits (dead); the same key
- * coming back revives it; other keys probe past it. A rebuild (when used positions, live and dead, pass
- * 5/8 of the table) copies the live blocks into fresh arrays sized for them, so dead positions are
- * reclaimed and the table also shrinks. Key 0 marks an empty position, so the key 0 itself has a
- * position of its own past the probed ones (the arrays are one position longer than the table).
+ * coming back revives it; other keys probe past it. A rebuild (when used positions, live and dead,
+ * pass 5/8 of the table, or when live blocks fall below a quarter of it) copies the live blocks
+ * into fresh arrays of 2 to 4 positions per live block, so dead positions are reclaimed and the
+ * table shrinks with its contents: it never holds more than 4 positions per live block (above the
+ * minimum size), and each rebuild is paid for by the additions or removals (an eighth of the table)
+ * since the previous one. Key 0 marks an empty position, so the key 0 itself has a position of its
+ * own past the probed ones (the arrays are one position longer than the table).
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) mutates; readers take no lock. A reader takes the published {@link View} once per walk: because a
@@ -159,8 +162,17 @@ final class BlockTable {
     LONGS.setRelease(v.words, at, old & ~bit);
     if (!v.anyHolder(pos)) {
       live--;
+      if (live * 4L < capacity() && capacity() > MIN_CAPACITY) {
+        rebuild(live, v.stride);
+      }
     }
     return true;
+  }
+
+  /** Bytes held by the published arrays, from their actual lengths (headers not included). */
+  long arrayBytes() {
+    View v = view;
+    return 8L * (v.keys.length + v.words.length);
   }
 
   /** Writer-side count of blocks with at least one holder. */

@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.Priority;
@@ -89,7 +90,7 @@ final class DeadlineAdmission implements AdmissionController {
       return remaining;
     }
     long sinceArrival = Math.max(0, nowNanos - request.arrivalNanos().getAsLong()) / 1_000_000;
-    return OptionalLong.of(remaining.getAsLong() - sinceArrival);
+    return OptionalLong.of(LongMath.saturatedSubtract(remaining.getAsLong(), sinceArrival));
   }
 
   /**

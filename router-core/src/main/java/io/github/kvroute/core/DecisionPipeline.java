@@ -3,6 +3,7 @@ package io.github.kvroute.core;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
@@ -14,6 +15,7 @@ import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -81,6 +83,10 @@ final class DecisionPipeline {
     RequestRef ref = new RequestRef(request.id(), request.attempt());
     checkArgument(leases.get(ref) == null,
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
+    Lease newer = leases.newerOpen(ref);
+    checkArgument(newer == null,
+        "request: %s (expected: a later attempt than %s, which is in flight)", ref,
+        newer == null ? null : newer.ref);
 
     long now = ticker.read();
     int maskWords = index.words();
@@ -95,18 +101,55 @@ final class DecisionPipeline {
       for (int i = 0; i < s.viewCount; i++) {
         fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
       }
+      vetoInfinite(s);
       RoutingDecision decision = decide(s);
+      Lease lease = decision.isRouted() ? record(s, decision, ref, now) : null;
+      try {
+        guard.listener().onDecision(request, decision);
+      } catch (Throwable fatal) {
+        // only a fatal error gets here (the listener is contained otherwise): the host will not see
+        // this decision, so it must not stay recorded
+        if (lease != null) {
+          unrecord(lease);
+        }
+        throw fatal;
+      }
       if (decision.isRouted()) {
-        record(s, decision, ref, now);
         counters.routed.increment();
       } else {
         counters.rejected(decision.reason());
       }
-      guard.listener().onDecision(request, decision);
       return decision;
     } finally {
       s.end();
     }
+  }
+
+  /**
+   * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a
+   * term vetoed it), so that no policy can choose it; remembers the others' totals.
+   */
+  private void vetoInfinite(Scratch s) {
+    for (int i = 0; i < s.viewCount; i++) {
+      MutableView v = s.views[i];
+      v.request = s.request;
+      v.standardMillis = Double.NaN;
+      v.standardMillis = estimate.totalMillis(s.request, v);
+    }
+    keepFinite(s.mixed);
+    keepFinite(s.prefill);
+    keepFinite(s.decode);
+  }
+
+  private static void keepFinite(Scratch.ViewList list) {
+    int kept = 0;
+    for (int i = 0; i < list.size; i++) {
+      MutableView v = list.items[i];
+      if (v.standardMillis != Double.POSITIVE_INFINITY) {
+        list.items[kept++] = v;
+      }
+    }
+    list.size = kept;
   }
 
   private boolean collect(Scratch s, ReplicaEntry[] members, Request request, long now, int words) {
@@ -164,9 +207,10 @@ final class DecisionPipeline {
     v.queueFactorSpread = entry.calibration.queueFactorSpread();
     boolean reportsWork =
         snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
+    // reported counts are host input: sums saturate rather than wrap to negative
     v.estimatedOutstandingTokens = reportsWork
-        ? snap.queuedPrefillTokens().orElse(0) + snap.outstandingDecodeTokens().orElse(0)
-            + r.sinceOutstandingTokens
+        ? LongMath.saturatedAdd(LongMath.saturatedAdd(snap.queuedPrefillTokens().orElse(0),
+            snap.outstandingDecodeTokens().orElse(0)), r.sinceOutstandingTokens)
         : r.inFlightTokens;
     int slot = entry.slot;
     v.matchedBlocks = matched && (slot >>> 6) < words ? s.matchedBySlot[slot] : 0;
@@ -183,8 +227,8 @@ final class DecisionPipeline {
         ? costModel.kvTransferMillis(request.promptTokens()) : 0;
     OptionalLong capacity = snap.kvCapacityTokens();
     if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
-      long used = snap.kvBlocksUsed().getAsLong() * snap.kvBlockSizeTokens().getAsInt()
-          + r.sinceKvTokens;
+      long used = LongMath.saturatedAdd(LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
+          snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens);
       v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
       v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
     } else {
@@ -208,7 +252,7 @@ final class DecisionPipeline {
       d = policy.route(s);
       checkNotNull(d, "policy %s returned null (expected: a decision)", policy.name());
       validate(s, d, "policy " + policy.name());
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       guard.failed("policy " + policy.name(), e);
       d = leastCost(s);
     }
@@ -224,7 +268,7 @@ final class DecisionPipeline {
         validate(s, admitted, "admission");
         admitted = withCost(s, admitted);
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       guard.failed("admission", e);
       admitted = d;
     }
@@ -291,7 +335,7 @@ final class DecisionPipeline {
     return RoutingDecision.routed(best, estimate.breakdown(s.request, best));
   }
 
-  private void record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
+  private Lease record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
     Request request = s.request;
     MutableView chosen = find(s.mixed, d.replicaId(), d.epoch());
     MutableView prefillView = null;
@@ -309,14 +353,22 @@ final class DecisionPipeline {
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
         d.cost().millis(CostTerm.QUEUE.termName()).orElse(Double.NaN));
+    // the probe flag is set before the lease is visible: an expiry right after the add returns it
+    lease.probe = chosen.probe;
     checkArgument(leases.add(lease),
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
-    lease.probe = chosen.probe;
     chosen.probe = false;
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);
     if (prefillView != null) {
       chosen.entry.ledger.holdDecode(lease);
+    }
+    Lease superseded = leases.supersede(lease);
+    if (superseded != null) {
+      // exactly one attempt is authoritative: the older one is taken off the books (its outcome, if
+      // it comes, is a DUPLICATE); its guess stays, as it may have run
+      takeOff(superseded);
+      counters.orphaned.increment();
     }
     int gen = computeEntry.indexGeneration;
     if (!computeEntry.exact && gen >= 0 && request.prompt().blockCount() > 0) {
@@ -324,5 +376,45 @@ final class DecisionPipeline {
           computeView.matchedBlocks);
     }
     meanWork.record(work);
+    orphanIfGone(lease, chosen.entry, d.epoch());
+    if (prefillView != null) {
+      orphanIfGone(lease, prefillView.entry, d.prefillEpoch());
+    }
+    return lease;
+  }
+
+  /**
+   * The replica's process restarted, stopped or was removed while this route ran: its attempts were
+   * orphaned before this one was recorded, so this one is orphaned now, and no books outlive the
+   * process. (If that happens after this check, the orphaning finds the lease.)
+   */
+  private void orphanIfGone(Lease lease, ReplicaEntry entry, long epoch) {
+    boolean gone = entry.removed || entry.epoch != epoch || entry.state() == ReplicaState.STOPPED;
+    if (gone && leases.close(lease)) {
+      takeOff(lease);
+      counters.orphaned.increment();
+      guard.listener().onOrphaned(entry.id, epoch, List.of(lease.ref));
+    }
+  }
+
+  /** Takes back what {@link #record} did, for a decision that never reached the host. */
+  private void unrecord(Lease lease) {
+    if (!leases.close(lease)) {
+      return;
+    }
+    takeOff(lease);
+    if (lease.insert != null) {
+      index.rollback(lease.insert);
+    }
+  }
+
+  /**
+   * A closed attempt leaves its replicas' books and gives back its breaker probe, if it had one.
+   */
+  private static void takeOff(Lease lease) {
+    Feedback.release(lease);
+    if (lease.probe) {
+      lease.replica.breaker.releaseProbe();
+    }
   }
 }

@@ -32,6 +32,12 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
  * TTFT is its own prefill plus a decode step, the clean sample the prefill calibration needs when the
  * engine does not report queue times.
  *
+ * <p>The replay is kept in a {@link ReplayTree}, so with N sends unreported a dispatch, a first
+ * token or a release costs O(log N), never a walk over all of them: a send that leaves the replay
+ * keeps its leaf with no work (the result stays exact), and the tree is rebuilt from the live sends
+ * when a report drops the sends it reflects, when dead leaves outnumber live ones, or when a send
+ * arrives out of time order (rare: concurrent routes read the clock before taking the lock).
+ *
  * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
  * different replicas never contend).
  */
@@ -73,6 +79,11 @@ final class DispatchLedger {
   private double sendWeight = 1.0;
   @GuardedBy("this")
   private final RateEstimator ownRate = new RateEstimator(10.0);
+  private final ReplayTree tree = new ReplayTree();
+  /** The latest dispatch time among the tree's leaves (live or dead), or the base time. */
+  private long lastLeafNanos;
+  /** Sends walked by tree rebuilds, ever: what tests use to see that per-attempt work stays small. */
+  private long replaySteps;
 
   /** What a view needs, copied out under the lock. */
   static final class Reading {
@@ -99,7 +110,14 @@ final class DispatchLedger {
     out.peers = sendWeight - 1.0;
   }
 
+  /**
+   * Puts {@code lease} on the books, unless it was already released: an attempt can expire or be
+   * orphaned between being recorded and being dispatched, and its release must win.
+   */
   synchronized void dispatch(Lease lease) {
+    if (lease.released || lease.ledger != null) {
+      return;
+    }
     lease.dispatchedIdle = prefillsPending == 0;
     prefillsPending++;
     inFlightRequests++;
@@ -129,9 +147,10 @@ final class DispatchLedger {
     } else {
       head = lease;
     }
-    if (lease == tail) {
-      queueAtLast = Math.max(0, queueAtLast - millis(t - lastNanos)) + lease.workMillis * sendWeight;
-      lastNanos = Math.max(lastNanos, t);
+    if (lease == tail && t >= lastLeafNanos && !tree.isFull()) {
+      lease.leaf = tree.append(lease.workMillis * sendWeight, millis(t - lastLeafNanos));
+      lastLeafNanos = Math.max(lastLeafNanos, t);
+      refresh();
     } else {
       replay();
     }
@@ -156,12 +175,25 @@ final class DispatchLedger {
 
   /** A disaggregated attempt decodes here: it holds a slot and KV, but adds no prefill work. */
   synchronized void holdDecode(Lease lease) {
+    if (lease.decodeReleased || lease.decodeHeld) {
+      return;
+    }
+    lease.decodeHeld = true;
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
   }
 
+  /**
+   * Takes a disaggregated attempt's decode hold off the books; idempotent, and wins over a late
+   * hold.
+   */
   synchronized void releaseDecode(Lease lease) {
+    lease.decodeReleased = true;
+    if (!lease.decodeHeld) {
+      return;
+    }
+    lease.decodeHeld = false;
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
@@ -179,13 +211,18 @@ final class DispatchLedger {
     lease.firstToken = true;
     prefillsPending--;
     if (lease.sinceSnapshot) {
-      replay();
+      tree.setWork(lease.leaf, 0);
+      refresh();
     }
     return true;
   }
 
-  /** Takes a finished (or abandoned) attempt off the books; idempotent. */
+  /**
+   * Takes a finished (or abandoned) attempt off the books; idempotent. A release that comes before
+   * the dispatch marks the lease so that the dispatch adds nothing.
+   */
   synchronized void release(Lease lease) {
+    lease.released = true;
     if (lease.ledger != this) {
       return;
     }
@@ -197,8 +234,13 @@ final class DispatchLedger {
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
     if (lease.sinceSnapshot) {
+      tree.setWork(lease.leaf, 0);
       unlink(lease);
-      replay();
+      if (tree.size() > 32 && sinceCount * 2 < tree.size()) {
+        replay();
+      } else {
+        refresh();
+      }
     }
   }
 
@@ -226,7 +268,11 @@ final class DispatchLedger {
       unlink(head);
     }
     baseQueueMillis = 0;
-    queueAtLast = 0;
+    replay();
+  }
+
+  synchronized long replaySteps() {
+    return replaySteps;
   }
 
   synchronized long dispatchedTotal() {
@@ -250,22 +296,31 @@ final class DispatchLedger {
     }
     l.prev = null;
     l.next = null;
+    l.leaf = -1;
     l.sinceSnapshot = false;
     sinceCount--;
     sinceOutstandingTokens -= l.outstandingTokens();
     sinceKvTokens -= l.outstandingTokens();
   }
 
+  /** Rebuilds the tree from the live unreported sends, in time order from the report's queue. */
   private void replay() {
-    double q = baseQueueMillis;
+    tree.reset(2 * sinceCount);
     long t = baseAtNanos;
     for (Lease l = head; l != null; l = l.next) {
+      replaySteps++;
       double work = l.firstToken ? 0 : l.workMillis * sendWeight;
-      q = Math.max(0, q - millis(l.dispatchedAtNanos - t)) + work;
+      l.leaf = tree.appendUnbuilt(work, millis(l.dispatchedAtNanos - t));
       t = Math.max(t, l.dispatchedAtNanos);
     }
-    queueAtLast = q;
-    lastNanos = t;
+    tree.build();
+    lastLeafNanos = t;
+    refresh();
+  }
+
+  private void refresh() {
+    queueAtLast = Math.max(0, tree.apply(baseQueueMillis));
+    lastNanos = lastLeafNanos;
   }
 
   synchronized double ownRatePerSecond(long nowNanos) {

@@ -70,7 +70,7 @@ final class Feedback {
     if (result == UpdateResult.APPLIED) {
       try {
         policy.onOutcome(outcome);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
         guard.failed("policy " + policy.name(), e);
       }
     }
@@ -121,7 +121,8 @@ final class Feedback {
     guard.listener().onOrphaned(entry.id, epoch, lost.stream().map(l -> l.ref).toList());
   }
 
-  private static void release(Lease lease) {
+  /** Takes an attempt off its replicas' books (idempotent per ledger). */
+  static void release(Lease lease) {
     lease.prefillTarget().ledger.release(lease);
     if (lease.prefillReplica != null) {
       lease.replica.ledger.releaseDecode(lease);
@@ -143,19 +144,21 @@ final class Feedback {
       }
       if (outcome.ttft().isPresent() && outcome.queueTime().isPresent()) {
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
-        double prefillMillis = outcome.ttft().get().minus(outcome.queueTime().get()).toNanos() / 1e6;
+        double prefillMillis =
+            Durations.millis(outcome.ttft().get()) - Durations.millis(outcome.queueTime().get());
         computed.calibration.recordPrefill(prefillMillis, costModel.prefillOverheadMillis(),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
       } else if (outcome.ttft().isPresent() && lease.dispatchedIdle) {
         // a stock engine tells no queue time; an attempt with no prefill of ours ahead of it had none
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
-        computed.calibration.recordUnqueuedTtft(outcome.ttft().get().toNanos() / 1e6,
+        computed.calibration.recordUnqueuedTtft(Durations.millis(outcome.ttft().get()),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
       }
       if (outcome.ttft().isPresent()) {
         // what the decision predicted besides the queue: its cost without its queue term
         computed.calibration.recordQueue(lease.predictedQueueMillis,
-            lease.predictedCostMillis - lease.queueTermMillis, outcome.ttft().get().toNanos() / 1e6);
+            lease.predictedCostMillis - lease.queueTermMillis,
+            Durations.millis(outcome.ttft().get()));
       }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);

@@ -2,6 +2,7 @@ package io.github.kvroute.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.BreakerState;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.ReplicaSnapshot;
@@ -22,16 +23,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * joins or leaves (Armeria's snapshot style): {@code route} reads one volatile reference and never
  * locks. Reports for one replica are applied under that replica's monitor.
  *
- * <p>Epochs: a report or event from an older epoch than the replica's is ignored (a delayed message from
- * a dead process must never make it current again); a newer epoch is a restart — the cache is cold
- * (the index slot is reset), the old process's attempts are orphaned and reported for retry, and the
- * replica is not routable until the new process reports READY. A removed replica's last epoch is
- * remembered, so its old process's late reports cannot bring it back either.
+ * <p>Epochs: a report or event from an older epoch than the replica's is ignored (a delayed message
+ * from a dead process must never make it current again); a newer epoch is a restart — the cache is
+ * cold (the index slot is reset), the old process's attempts are orphaned and reported for retry,
+ * and the replica is not routable until the new process reports READY. A removed replica's last
+ * epoch is remembered for good (for the {@value #MAX_REMOVED_REMEMBERED} most recently removed
+ * ids), so its old process's late reports cannot bring it back, however late; a newer epoch can.
+ *
+ * <p>Only reports introduce replicas: a KV event for an unknown id is dropped, so events cannot
+ * grow the fleet. Report times are the replica's clock: one further in the future than the accepted
+ * skew is ignored, one within it counts as observed now, and one older than a day as a day old, so
+ * that no clock can make later reports look out of order or an ancient one look fresh.
  *
  * <p>Thread-safety: thread-safe.
  */
 final class Fleet {
   static final double PEER_NOISE_FLOOR = 0.2;
+  /**
+   * Removed replica ids whose last epoch is remembered (the least recently removed are forgotten).
+   */
+  static final int MAX_REMOVED_REMEMBERED = 100_000;
+  /** A report observed longer ago than this counts as observed this long ago. */
+  static final long MAX_REPORT_AGE_NANOS = Duration.ofDays(1).toNanos();
 
   private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
   private final Cache<String, Long> removedEpochs;
@@ -47,6 +60,7 @@ final class Fleet {
   private final int peerRouters;
   private final Ticker ticker;
   private final BreakerConfig breakerConfig;
+  private final long maxClockSkewNanos;
 
   /**
    * @param meanWork the unit of a queue reported only as a waiting count
@@ -63,8 +77,9 @@ final class Fleet {
     this.peerRouters = settings.peerRouters();
     this.ticker = settings.ticker();
     this.breakerConfig = settings.breakerConfig();
-    this.removedEpochs = Caffeine.newBuilder().ticker(ticker::read).executor(Runnable::run)
-        .expireAfterWrite(Duration.ofHours(6)).maximumSize(100_000).build();
+    this.maxClockSkewNanos = settings.maxClockSkew().toNanos();
+    this.removedEpochs = Caffeine.newBuilder().executor(Runnable::run)
+        .maximumSize(MAX_REMOVED_REMEMBERED).build();
   }
 
   /** Routable and non-routable known replicas, sorted by id. Never mutated; replaced on change. */
@@ -121,9 +136,15 @@ final class Fleet {
     if (removedAt != null && s.epoch() <= removedAt) {
       return UpdateResult.STALE_EPOCH;
     }
+    long observedAt = s.observedAtNanos().orElse(now);
+    if (LongMath.saturatedSubtract(observedAt, now) > maxClockSkewNanos) {
+      return UpdateResult.CLOCK_SKEW;
+    }
+    observedAt = Math.max(Math.min(observedAt, now),
+        LongMath.saturatedSubtract(now, MAX_REPORT_AGE_NANOS));
     ReplicaEntry entry = entryFor(s.replicaId());
     ReplicaState previous;
-    long observedAt = s.observedAtNanos().orElse(now);
+    long restartedFrom = -1;
     synchronized (entry) {
       if (entry.removed) {
         return UpdateResult.STALE_EPOCH;
@@ -135,7 +156,8 @@ final class Fleet {
         return UpdateResult.OUT_OF_ORDER;
       }
       if (s.epoch() > entry.epoch && entry.epoch >= 0) {
-        restart(entry, s.epoch());
+        restartedFrom = entry.epoch;
+        restart(entry);
       }
       previous = entry.state();
       entry.epoch = s.epoch();
@@ -156,6 +178,9 @@ final class Fleet {
         entry.exact = false;
       }
     }
+    if (restartedFrom >= 0) {
+      restarted(entry, restartedFrom, s.epoch());
+    }
     if (previous != s.state()) {
       listener.onReplicaStateChanged(s.replicaId(), s.epoch(), previous, s.state());
       if (s.state() == ReplicaState.STOPPED) {
@@ -170,14 +195,19 @@ final class Fleet {
     if (removedAt != null && e.epoch() <= removedAt) {
       return UpdateResult.STALE_EPOCH;
     }
-    ReplicaEntry entry = entryFor(e.replicaId());
+    ReplicaEntry entry = byId.get(e.replicaId());
+    if (entry == null) {
+      return UpdateResult.UNKNOWN_REPLICA;
+    }
+    long restartedFrom = -1;
     synchronized (entry) {
       if (entry.removed || e.epoch() < entry.epoch) {
         return UpdateResult.STALE_EPOCH;
       }
       if (e.epoch() > entry.epoch) {
         if (entry.epoch >= 0) {
-          restart(entry, e.epoch());
+          restartedFrom = entry.epoch;
+          restart(entry);
         }
         entry.epoch = e.epoch();
       }
@@ -191,6 +221,9 @@ final class Fleet {
         case REMOVED -> index.kvRemoved(entry.slot, gen, e.blockKeys());
         case CLEARED -> index.kvCleared(entry.slot, gen);
       }
+    }
+    if (restartedFrom >= 0) {
+      restarted(entry, restartedFrom, e.epoch());
     }
     return UpdateResult.APPLIED;
   }
@@ -271,9 +304,12 @@ final class Fleet {
     }
   }
 
-  /** Called under the entry's monitor: the process behind the id was replaced. */
-  private void restart(ReplicaEntry entry, long newEpoch) {
-    long oldEpoch = entry.epoch;
+  /**
+   * Called under the entry's monitor: the process behind the id was replaced. What involves other
+   * locks or the host (breaker, orphaned attempts, listener) follows in {@link #restarted}, after
+   * the monitor is released.
+   */
+  private void restart(ReplicaEntry entry) {
     entry.indexGeneration = index.reset(entry.slot);
     entry.exact = false;
     entry.snapshot = null;
@@ -286,6 +322,12 @@ final class Fleet {
     entry.unseenRatePerSecond = Double.NaN;
     entry.ledger.reset();
     entry.calibration.onRestart();
+  }
+
+  /**
+   * Called without the entry's monitor, after {@link #restart}: listeners never run under a lock.
+   */
+  private void restarted(ReplicaEntry entry, long oldEpoch, long newEpoch) {
     entry.breaker.reset();
     feedback.onLost(entry, oldEpoch);
     listener.onReplicaRestarted(entry.id, oldEpoch, newEpoch);

@@ -45,6 +45,25 @@ final class IndexStore {
     return entries;
   }
 
+  /** A mirror's object with its fields and its six arrays' headers. */
+  static final long MIRROR_OBJECT_BYTES = 96 + 6 * 16;
+
+  /**
+   * Bytes the store's arrays hold now, from their actual lengths: every slot's mirror, the block
+   * table, and the per-slot arrays; each mirror's object and array headers count
+   * {@link #MIRROR_OBJECT_BYTES}.
+   */
+  long footprintBytes() {
+    long bytes = table.arrayBytes() + 4L * slotCounts.length()
+        + (8L + 8 + 1 + 4) * lrus.length;
+    for (SlotLru lru : lrus) {
+      if (lru != null) {
+        bytes += lru.arrayBytes() + MIRROR_OBJECT_BYTES;
+      }
+    }
+    return bytes;
+  }
+
   int slotEntries(int slot) {
     return slot < lrus.length && lrus[slot] != null ? lrus[slot].size() : 0;
   }
@@ -178,6 +197,16 @@ final class IndexStore {
     }
 
     abstract void apply(IndexStore ix);
+
+    /** Prompt blocks the command walks: its share of a submitter's bounded drain. */
+    int blocks() {
+      return 0;
+    }
+
+    /** Bytes it holds while buffered: the object and the prompt keys it references. */
+    long bufferedBytes() {
+      return 64 + 8L * blocks();
+    }
   }
 
   /** An optimistic insert; remembers the ticks it used so that a rollback can tell if it is undisturbed. */
@@ -191,6 +220,11 @@ final class IndexStore {
       super(slot, gen);
       this.prompt = prompt;
       this.matchedBlocks = matchedBlocks;
+    }
+
+    @Override
+    int blocks() {
+      return prompt.blockCount();
     }
 
     @Override
@@ -228,6 +262,11 @@ final class IndexStore {
     Rollback(Insert insert) {
       super(insert.slot, insert.gen);
       this.insert = insert;
+    }
+
+    @Override
+    int blocks() {
+      return insert.prompt.blockCount();
     }
 
     @Override

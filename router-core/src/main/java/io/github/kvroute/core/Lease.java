@@ -36,6 +36,8 @@ final class Lease {
   boolean sinceSnapshot;
   /** Set by the ledger under its own lock when the lease joins its list. */
   DispatchLedger ledger;
+  /** Its leaf in the ledger's replay tree while {@link #sinceSnapshot}, else -1. */
+  int leaf = -1;
   /** The host saw its first token: its prefill work has left the queue. */
   @GuardedBy("ledger")
   boolean firstToken;
@@ -45,6 +47,11 @@ final class Lease {
    * same lock.
    */
   boolean dispatchedIdle;
+  /** Released before (or instead of) its dispatch: a late dispatch must add nothing. */
+  boolean released;
+  // the decode replica's books (disaggregated attempts), guarded by that replica's ledger
+  boolean decodeHeld;
+  boolean decodeReleased;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,

@@ -3,11 +3,14 @@ package io.github.kvroute.core;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.google.common.hash.Hashing;
 import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.Ticker;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -18,11 +21,33 @@ import java.util.function.Predicate;
  * <p>Both maps are Caffeine caches on the router's ticker, with maintenance run on the calling thread,
  * so expiry is deterministic in virtual time.
  *
+ * <p><b>Closing is one step for readers.</b> An attempt is marked closed before it leaves the open
+ * map, and expiry marks it inside Caffeine's atomic removal, so an outcome never finds an attempt
+ * in neither map: it is open, or {@link #wasClosed closed}. An attempt past its timeout whose
+ * expiry has not run yet counts as closed too.
+ *
+ * <p><b>One attempt is authoritative.</b> Routing attempt N of a request closes its older attempts
+ * still open ({@link #supersede}); routing an older attempt than one in flight is refused.
+ *
+ * <p><b>Bounds.</b> Open leases: one per attempt in flight, each gone after the lease timeout; the
+ * latest-attempt map holds at most one entry per open lease.
+ * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
+ * of them (a 64-bit fingerprint of the attempt each; with the cache's node about 125 bytes, so at
+ * most about 125 MB); beyond that the least recently closed are forgotten early, and a duplicate
+ * outcome for one of them is answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ *
  * <p>Thread-safety: thread-safe.
  */
 final class LeaseTable {
+  /** Most closed attempts remembered for recognising duplicates. */
+  static final int MAX_CLOSED_REMEMBERED = 1_000_000;
+
   private final Cache<RequestRef, Lease> open;
-  private final Cache<RequestRef, Boolean> closed;
+  private final Cache<Long, Boolean> closed;
+  /**
+   * Each request's authoritative (latest routed) open attempt; one entry per open lease at most.
+   */
+  private final ConcurrentHashMap<String, Lease> latest = new ConcurrentHashMap<>();
 
   LeaseTable(Ticker ticker, Duration timeout, Consumer<Lease> onExpired) {
     this.open = Caffeine.newBuilder()
@@ -32,6 +57,7 @@ final class LeaseTable {
         .evictionListener((RequestRef ref, Lease lease, RemovalCause cause) -> {
           if (cause == RemovalCause.EXPIRED && lease != null) {
             markClosed(lease.ref);
+            latest.remove(lease.ref.requestId(), lease);
             onExpired.accept(lease);
           }
         })
@@ -40,7 +66,7 @@ final class LeaseTable {
         .ticker(ticker::read)
         .executor(Runnable::run)
         .expireAfterWrite(timeout.multipliedBy(2))
-        .maximumSize(1_000_000)
+        .maximumSize(MAX_CLOSED_REMEMBERED)
         .build();
   }
 
@@ -55,15 +81,43 @@ final class LeaseTable {
 
   /** Closes {@code lease}; false if someone else closed it first. */
   boolean close(Lease lease) {
+    // marked first: a reader that no longer finds it open must find it closed
+    markClosed(lease.ref);
     if (open.asMap().remove(lease.ref, lease)) {
-      markClosed(lease.ref);
+      latest.remove(lease.ref.requestId(), lease);
       return true;
     }
     return false;
   }
 
+  /** The open attempt of {@code ref}'s request with a higher attempt number, if any. */
+  Lease newerOpen(RequestRef ref) {
+    Lease current = latest.get(ref.requestId());
+    return current != null && current.ref.attempt() > ref.attempt() && get(current.ref) == current
+        ? current : null;
+  }
+
+  /**
+   * Makes the open {@code lease} its request's authoritative attempt: an older attempt still open
+   * is closed here and returned (its books are the caller's to release), else null.
+   */
+  Lease supersede(Lease lease) {
+    String id = lease.ref.requestId();
+    Lease previous = latest.put(id, lease);
+    if (get(lease.ref) != lease) {
+      // closed (expired) before it was published: it must not stay in the map
+      latest.remove(id, lease);
+    }
+    return previous != null && previous != lease && close(previous) ? previous : null;
+  }
+
+  /** Whether {@code ref} was closed recently, counting an attempt whose expiry is due. */
   boolean wasClosed(RequestRef ref) {
-    return closed.getIfPresent(ref) != null;
+    if (closed.getIfPresent(fingerprint(ref)) != null) {
+      return true;
+    }
+    open.cleanUp();
+    return closed.getIfPresent(fingerprint(ref)) != null;
   }
 
   /** Closes and returns every open lease matching {@code which}. */
@@ -88,6 +142,15 @@ final class LeaseTable {
   }
 
   private void markClosed(RequestRef ref) {
-    closed.put(ref, Boolean.TRUE);
+    closed.put(fingerprint(ref), Boolean.TRUE);
+  }
+
+  /**
+   * 64 bits naming the attempt: a collision could only turn an UNKNOWN_REQUEST into a DUPLICATE.
+   */
+  private static Long fingerprint(RequestRef ref) {
+    long h = Hashing.murmur3_128().newHasher()
+        .putString(ref.requestId(), StandardCharsets.UTF_8).putInt(ref.attempt()).hash().asLong();
+    return h;
   }
 }

@@ -3,6 +3,7 @@ package io.github.kvroute.core;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.Request;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
@@ -17,6 +18,9 @@ final class MutableView implements CandidateView {
   ReplicaSnapshot snapshot;
   long epoch;
   double snapshotAgeMillis;
+  /** The request this view was filled for, and its standard estimate (NaN until computed). */
+  Request request;
+  double standardMillis = Double.NaN;
   boolean telemetryStale;
   int inFlightRequests;
   long inFlightTokens;

@@ -20,6 +20,12 @@ import org.slf4j.LoggerFactory;
  * reported to the listener; the caller then uses its safe fallback. Also wraps the host's listener so
  * that a throwing listener cannot break routing.
  *
+ * <p>Every {@link Throwable} is contained (errors such as {@link AssertionError},
+ * {@link StackOverflowError} or {@link LinkageError}, and checked exceptions thrown sneakily),
+ * except the {@link VirtualMachineError}s a thread cannot recover from: {@link OutOfMemoryError},
+ * {@link InternalError} and {@link UnknownError} are rethrown (see {@link #rethrowIfFatal}). A
+ * contained {@link InterruptedException} re-asserts the thread's interrupt flag.
+ *
  * <p>Thread-safety: thread-safe.
  */
 final class PluginGuard {
@@ -44,12 +50,28 @@ final class PluginGuard {
     return failures.sum();
   }
 
+  /**
+   * Rethrows {@code error} if the JVM cannot be trusted after it: a {@link VirtualMachineError}
+   * other than {@link StackOverflowError} (whose stack is unwound by the time it is caught).
+   */
+  static void rethrowIfFatal(Throwable error) {
+    if (error instanceof VirtualMachineError && !(error instanceof StackOverflowError)) {
+      throw (VirtualMachineError) error;
+    }
+  }
+
+  /** Records a contained failure of {@code plugin}; rethrows it if it is fatal. */
   void failed(String plugin, Throwable error) {
+    rethrowIfFatal(error);
+    if (error instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
     record(plugin, error);
     if (hostListener != null) {
       try {
         hostListener.onPluginFailure(plugin, error);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        rethrowIfFatal(e);
         record("listener", e);
       }
     }
@@ -68,7 +90,11 @@ final class PluginGuard {
     private void run(Runnable call) {
       try {
         call.run();
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        rethrowIfFatal(e);
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
         record("listener", e);
       }
     }

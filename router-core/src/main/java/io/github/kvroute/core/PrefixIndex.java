@@ -6,6 +6,7 @@ import io.github.kvroute.api.PromptKey;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,12 +19,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * intersecting each block's holder bits with the still-matching candidates; a candidate's match length is
  * the first block it does not hold. The cost is O(matched blocks x candidate words) and takes no lock.
  *
- * <p><b>Writes.</b> Every change (an optimistic insert after routing, a KV event, a capacity change, a
- * replica reset) is a command appended to a lock-free buffer and applied by whichever thread wins a
- * {@code tryLock} — Caffeine's write-buffer pattern. Readers never wait for writers and {@code route}
- * never blocks: when the buffer is over its limit, optimistic inserts (hints) are dropped and counted,
- * while KV events (facts) make their producer drain under the lock. A single-threaded caller (the
- * simulator) sees every command applied before its call returns, so runs are deterministic.
+ * <p><b>Writes.</b> A change is a command applied by the single writer that holds the write lock.
+ * Two kinds are treated differently, so that a routing thread never pays for other threads' work:
+ * <ul>
+ *   <li><em>Hints</em> (an optimistic insert after routing, its rollback) come from request
+ *       threads. They go to a lock-free buffer bounded in commands and in bytes
+ *       ({@link #bufferBytesLimit}: a command counts its prompt's block keys; an empty buffer takes
+ *       any one command); a hint that does not fit is dropped and counted. The submitter then
+ *       applies buffered hints only if a {@code tryLock} succeeds, and at most
+ *       {@value #DRAIN_COMMANDS} commands or {@value #DRAIN_BLOCKS} blocks of them per call
+ *       (always at least one): {@code route} never blocks and never applies an unbounded amount of
+ *       work.
+ *   <li><em>Facts</em> (KV events, capacity changes, slot resets and releases) come from telemetry
+ *       and membership threads. Their producer pays its own way: it takes the lock (waiting if
+ *       needed), applies the buffered hints first (bounded by the buffer), then its own command. A
+ *       fact is therefore never buffered, and it is applied when its call returns.
+ * </ul>
+ * Readers never wait for writers. A single-threaded caller (the simulator) sees every command
+ * applied before its call returns, so runs are deterministic.
  *
  * <p><b>Modes.</b> A slot starts <em>approximate</em>: the router inserts what it routed and mirrors the
  * replica's KV capacity with an LRU (blocks touched deepest-first, so the root is the most recent and
@@ -53,9 +66,17 @@ final class PrefixIndex {
     return BLOCK_BYTES * (1 + stride) / 2;
   }
   static final long MIN_BUDGET_BYTES = 64 * 1024;
+  /** Most hint commands one submitter applies per call. */
+  static final int DRAIN_COMMANDS = 16;
+  /**
+   * Most prompt blocks of hint commands one submitter applies per call (past its first command).
+   */
+  static final int DRAIN_BLOCKS = 8_192;
 
   private final long budgetBytes;
   private final int bufferLimit;
+  private final long bufferBytesLimit;
+  private final AtomicLong bufferedBytes = new AtomicLong();
 
   private final BlockTable table = new BlockTable();
   private final ReentrantLock writeLock = new ReentrantLock();
@@ -85,6 +106,7 @@ final class PrefixIndex {
     checkArgument(bufferLimit >= 1, "bufferLimit: %s (expected: >= 1)", bufferLimit);
     this.budgetBytes = budgetBytes;
     this.bufferLimit = bufferLimit;
+    this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
     this.store = new IndexStore(table, budgetBytes, defaultCapacityBlocks, this::freeSlot);
   }
 
@@ -111,13 +133,13 @@ final class PrefixIndex {
   /** Empties {@code slot} (cold cache) under a new generation, which is returned. */
   int reset(int slot) {
     int gen = generations.incrementAndGet();
-    submit(new IndexStore.Reset(slot, gen), true);
+    apply(new IndexStore.Reset(slot, gen));
     return gen;
   }
 
   /** Forgets {@code slot}; it may be reused by another replica once the release is applied. */
   void release(int slot) {
-    submit(new IndexStore.Release(slot), true);
+    apply(new IndexStore.Release(slot));
   }
 
   /** Words in a candidate mask: enough for every allocated slot. */
@@ -182,29 +204,29 @@ final class PrefixIndex {
    */
   IndexStore.Insert insertRouted(int slot, int gen, PromptKey prompt, int matchedBlocks) {
     IndexStore.Insert c = new IndexStore.Insert(slot, gen, prompt, matchedBlocks);
-    return submit(c, false) ? c : null;
+    return submit(c) ? c : null;
   }
 
   /** Undoes an insert whose request never reached prefill, where nothing touched the blocks since. */
   void rollback(IndexStore.Insert insert) {
-    submit(new IndexStore.Rollback(insert), false);
+    submit(new IndexStore.Rollback(insert));
   }
 
   void kvStored(int slot, int gen, long[] keys) {
-    submit(new IndexStore.Stored(slot, gen, keys), true);
+    apply(new IndexStore.Stored(slot, gen, keys));
   }
 
   void kvRemoved(int slot, int gen, long[] keys) {
-    submit(new IndexStore.Removed(slot, gen, keys), true);
+    apply(new IndexStore.Removed(slot, gen, keys));
   }
 
   void kvCleared(int slot, int gen) {
-    submit(new IndexStore.Cleared(slot, gen), true);
+    apply(new IndexStore.Cleared(slot, gen));
   }
 
   /** Mirrors the replica's reported KV capacity, in index blocks. */
   void setCapacity(int slot, int gen, long blocks) {
-    submit(new IndexStore.Capacity(slot, gen, Math.max(1, blocks)), true);
+    apply(new IndexStore.Capacity(slot, gen, Math.max(1, blocks)));
   }
 
   /** Applies everything buffered, waiting for the lock (tests, shutdown). */
@@ -217,18 +239,50 @@ final class PrefixIndex {
     }
   }
 
-  private boolean submit(IndexStore.Command c, boolean fact) {
-    if (!fact && buffered.get() >= bufferLimit) {
+  /**
+   * The byte bound of the hint buffer: an eighth of the budget, at least
+   * {@value #MIN_BUDGET_BYTES}.
+   */
+  long bufferBytesLimit() {
+    return bufferBytesLimit;
+  }
+
+  /** A fact: applied by the calling thread under the lock, after the hints buffered before it. */
+  private void apply(IndexStore.Command c) {
+    writeLock.lock();
+    try {
+      drainLocked();
+      c.apply(store);
+      publish();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * A hint: buffered if it fits (else dropped and counted), then a bounded share of hints applied.
+   */
+  private boolean submit(IndexStore.Command c) {
+    long bytes = c.bufferedBytes();
+    long before;
+    do {
+      before = bufferedBytes.get();
+      // an empty buffer takes any one command, so a prompt larger than the bound is not always lost
+      if (before > 0 && before + bytes > bufferBytesLimit) {
+        droppedHints.increment();
+        return false;
+      }
+    } while (!bufferedBytes.compareAndSet(before, before + bytes));
+    if (buffered.incrementAndGet() > bufferLimit) {
+      buffered.decrementAndGet();
+      bufferedBytes.addAndGet(-bytes);
       droppedHints.increment();
       return false;
     }
     buffer.add(c);
-    if (buffered.incrementAndGet() > bufferLimit && fact) {
-      flush();
-    }
-    while (!buffer.isEmpty() && writeLock.tryLock()) {
+    if (writeLock.tryLock()) {
       try {
-        drainLocked();
+        drainSome();
       } finally {
         writeLock.unlock();
       }
@@ -236,15 +290,56 @@ final class PrefixIndex {
     return true;
   }
 
+  /** Applies at most {@link #DRAIN_COMMANDS} buffered commands or {@link #DRAIN_BLOCKS} blocks. */
+  private void drainSome() {
+    long blocks = 0;
+    for (int n = 0; n < DRAIN_COMMANDS && blocks <= DRAIN_BLOCKS; n++) {
+      IndexStore.Command c = poll();
+      if (c == null) {
+        break;
+      }
+      c.apply(store);
+      blocks += c.blocks();
+    }
+    publish();
+  }
+
   private void drainLocked() {
     IndexStore.Command c;
-    while ((c = buffer.poll()) != null) {
-      buffered.decrementAndGet();
+    while ((c = poll()) != null) {
       c.apply(store);
     }
+    publish();
+  }
+
+  private IndexStore.Command poll() {
+    IndexStore.Command c = buffer.poll();
+    if (c != null) {
+      buffered.decrementAndGet();
+      bufferedBytes.addAndGet(-c.bufferedBytes());
+    }
+    return c;
+  }
+
+  private void publish() {
     publishedEntries = store.entries();
     publishedBlocks = table.size();
     publishedStride = table.stride();
+  }
+
+  /** Hint commands waiting in the buffer. */
+  int bufferedCommands() {
+    return buffered.get();
+  }
+
+  /** Bytes the waiting hint commands account for. */
+  long bufferedBytes() {
+    return bufferedBytes.get();
+  }
+
+  /** The write lock, for tests that hold it from another thread to see what submitters do. */
+  ReentrantLock writeLockForTests() {
+    return writeLock;
   }
 
   // ------------------------------------------------------------------------------- observability
@@ -272,6 +367,24 @@ final class PrefixIndex {
 
   long droppedHints() {
     return droppedHints.sum();
+  }
+
+  /**
+   * Bytes the index's arrays hold now (after applying buffered commands), computed from their
+   * actual lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed
+   * overhead (an empty mirror per replica slot, about 1 KiB, and the minimum block table): the
+   * estimate the budget enforces counts {@value #ENTRY_BYTES} bytes per entry and three table
+   * positions per block, while the mirrors hold at most 88 bytes per live entry and the table at
+   * most four positions per live block.
+   */
+  long footprintBytes() {
+    writeLock.lock();
+    try {
+      drainLocked();
+      return store.footprintBytes();
+    } finally {
+      writeLock.unlock();
+    }
   }
 
   /** Entries held by {@code slot} (after applying buffered commands). */

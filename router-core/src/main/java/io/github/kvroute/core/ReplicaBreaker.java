@@ -13,7 +13,10 @@ import io.github.kvroute.api.BreakerState;
  * <p>Thread-safety: synchronized; {@link #state()} is a volatile read for the routing fast path.
  */
 final class ReplicaBreaker {
-  /** Receives transitions (called while holding the breaker's lock; must not call back). */
+  /**
+   * Receives transitions, called after the breaker's lock is released (so it may call back); under
+   * concurrent calls two transitions may be reported in either order, each one once.
+   */
   interface Transitions {
     void changed(BreakerState previous, BreakerState current);
   }
@@ -35,6 +38,8 @@ final class ReplicaBreaker {
   private int probesInFlight;
   @GuardedBy("this")
   private int probeSuccesses;
+  /** The state before the transitions of the current locked call, or null (guarded by this). */
+  private BreakerState changedFrom;
 
   ReplicaBreaker(BreakerConfig config, Transitions transitions) {
     this.config = config;
@@ -64,30 +69,48 @@ final class ReplicaBreaker {
     if (state == BreakerState.CLOSED) {
       return Permit.FREE;
     }
+    Permit permit;
+    BreakerState[] change;
     synchronized (this) {
-      if (state == BreakerState.OPEN) {
-        boolean waited = nowNanos - openedAtNanos >= config.openDuration().toNanos();
-        boolean freshReady = readyObservedAtNanos > openedAtNanos;
-        if (!waited || !freshReady) {
-          return Permit.DENIED;
-        }
-        moveTo(BreakerState.HALF_OPEN);
-        probesInFlight = 0;
-        probeSuccesses = 0;
-      }
-      if (state == BreakerState.CLOSED) {
-        return Permit.FREE;
-      }
-      if (probesInFlight < config.halfOpenProbes()) {
-        probesInFlight++;
-        return Permit.PROBE;
-      }
-      return Permit.DENIED;
+      permit = acquireLocked(nowNanos, readyObservedAtNanos);
+      change = takeChange();
     }
+    publish(change);
+    return permit;
+  }
+
+  private Permit acquireLocked(long nowNanos, long readyObservedAtNanos) {
+    if (state == BreakerState.OPEN) {
+      boolean waited = nowNanos - openedAtNanos >= Durations.saturatedNanos(config.openDuration());
+      boolean freshReady = readyObservedAtNanos > openedAtNanos;
+      if (!waited || !freshReady) {
+        return Permit.DENIED;
+      }
+      moveTo(BreakerState.HALF_OPEN);
+      probesInFlight = 0;
+      probeSuccesses = 0;
+    }
+    if (state == BreakerState.CLOSED) {
+      return Permit.FREE;
+    }
+    if (probesInFlight < config.halfOpenProbes()) {
+      probesInFlight++;
+      return Permit.PROBE;
+    }
+    return Permit.DENIED;
   }
 
   /** An outcome that is evidence for ({@code failure == false}) or against the replica. */
-  synchronized void onOutcome(boolean failure, boolean probe, long nowNanos) {
+  void onOutcome(boolean failure, boolean probe, long nowNanos) {
+    BreakerState[] change;
+    synchronized (this) {
+      onOutcomeLocked(failure, probe, nowNanos);
+      change = takeChange();
+    }
+    publish(change);
+  }
+
+  private void onOutcomeLocked(boolean failure, boolean probe, long nowNanos) {
     if (probe && probesInFlight > 0) {
       probesInFlight--;
     }
@@ -123,13 +146,18 @@ final class ReplicaBreaker {
   }
 
   /** The replica was replaced by a new process: start closed. */
-  synchronized void reset() {
-    clearWindow();
-    probesInFlight = 0;
-    probeSuccesses = 0;
-    if (state != BreakerState.CLOSED) {
-      moveTo(BreakerState.CLOSED);
+  void reset() {
+    BreakerState[] change;
+    synchronized (this) {
+      clearWindow();
+      probesInFlight = 0;
+      probeSuccesses = 0;
+      if (state != BreakerState.CLOSED) {
+        moveTo(BreakerState.CLOSED);
+      }
+      change = takeChange();
     }
+    publish(change);
   }
 
   private void open(long nowNanos) {
@@ -157,11 +185,26 @@ final class ReplicaBreaker {
     consecutive = 0;
   }
 
+  /** Called under the lock; the listener hears of it after the lock is released. */
   private void moveTo(BreakerState next) {
-    BreakerState previous = state;
-    if (previous != next) {
+    if (state != next) {
+      if (changedFrom == null) {
+        changedFrom = state;
+      }
       state = next;
-      transitions.changed(previous, next);
+    }
+  }
+
+  /** Called under the lock: the net transition of this call, or null. */
+  private BreakerState[] takeChange() {
+    BreakerState from = changedFrom;
+    changedFrom = null;
+    return from == null || from == state ? null : new BreakerState[] {from, state};
+  }
+
+  private void publish(BreakerState[] change) {
+    if (change != null) {
+      transitions.changed(change[0], change[1]);
     }
   }
 }

@@ -27,6 +27,7 @@ import io.github.kvroute.api.Ticker;
 import io.github.kvroute.api.UpdateResult;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,9 +56,12 @@ import java.util.Optional;
  * <p>Programming errors (a null, an attempt routed twice, a prompt hashed with another block size)
  * throw {@link IllegalArgumentException} or {@link NullPointerException} before any state changes.
  * Situations that happen in production are values: an empty or unavailable fleet is a
- * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a duplicated
- * outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener, telemetry
- * sources) are contained: an exception is logged once and a safe fallback is used.
+ * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a
+ * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener,
+ * telemetry sources) are contained: any {@link Throwable} they throw is logged once, counted in
+ * {@link RouterStats#pluginFailures()}, and a safe fallback is used; only {@link OutOfMemoryError},
+ * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded
+ * for a decision {@code route} did not return.
  *
  * <p>Thread-safety: thread-safe. {@link #route} is meant to be called concurrently from request threads
  * while telemetry, KV events and outcomes arrive on others. It takes no router-wide lock: the
@@ -86,7 +90,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private Router(Builder b, RoutingPolicy policy) {
     long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
     RouterSettings settings = new RouterSettings(b.costModel, b.blockSizeTokens, capacityBlocks,
-        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.ticker, b.random);
+        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.maxClockSkew, b.ticker, b.random);
     this.policyName = policy.name();
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
@@ -112,11 +116,12 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
   /**
    * Decides where {@code request} goes, records the attempt as in flight when routed, and returns the
-   * decision. Report what happened through {@link #onOutcome}.
+   * decision. Report what happened through {@link #onOutcome}. Exactly one attempt of a request is
+   * authoritative: routing a later attempt ends the record of an earlier one still in flight.
    *
    * @throws NullPointerException if {@code request} is null
-   * @throws IllegalArgumentException if this attempt of the request is already in flight, or its
-   *     prompt was hashed with a block size other than {@link #blockSizeTokens()}
+   * @throws IllegalArgumentException if this attempt of the request, or a later one, is already in
+   *     flight, or its prompt was hashed with a block size other than {@link #blockSizeTokens()}
    */
   public RoutingDecision route(Request request) {
     return pipeline.route(request);
@@ -124,7 +129,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
   /**
    * Applies a replica report. A replica is known from its first report; it is routable while its
-   * latest report says READY.
+   * latest report says READY. A report observed more than {@link Builder#maxClockSkew} after the
+   * router's now is ignored ({@link UpdateResult#CLOCK_SKEW}); within it, it counts as observed
+   * now, and one observed more than a day ago counts as a day old.
    *
    * @throws NullPointerException if {@code snapshot} is null
    */
@@ -132,18 +139,28 @@ public final class Router implements TelemetrySink, AutoCloseable {
   public UpdateResult onSnapshot(ReplicaSnapshot snapshot) {
     checkNotNull(snapshot, "snapshot: null (expected: non-null)");
     leases.cleanUp();
-    return fleet.onSnapshot(snapshot);
+    UpdateResult result = fleet.onSnapshot(snapshot);
+    if (result == UpdateResult.CLOCK_SKEW) {
+      counters.skewedReports.increment();
+    }
+    return result;
   }
 
   /**
-   * Applies a KV-cache event; the replica's index entries switch to exact mode.
+   * Applies a KV-cache event; the replica's index entries switch to exact mode. An event for a
+   * replica that has not reported (or was removed) is dropped and counted:
+   * {@link UpdateResult#UNKNOWN_REPLICA}.
    *
    * @throws NullPointerException if {@code event} is null
    */
   @Override
   public UpdateResult onKvEvent(KvEvent event) {
     checkNotNull(event, "event: null (expected: non-null)");
-    return fleet.onKvEvent(event);
+    UpdateResult result = fleet.onKvEvent(event);
+    if (result == UpdateResult.UNKNOWN_REPLICA) {
+      counters.droppedKvEvents.increment();
+    }
+    return result;
   }
 
   /**
@@ -192,7 +209,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     return new RouterStats(counters.routed.sum(), counters.rejectedByReason(),
         counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
         counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
-        index.budgetBytes(), index.droppedHints(), guard.failures());
+        index.budgetBytes(), index.droppedHints(), guard.failures(), counters.droppedKvEvents.sum(),
+        counters.skewedReports.sum());
   }
 
   /**
@@ -240,7 +258,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
       for (AutoCloseable c : subscriptions) {
         try {
           c.close();
-        } catch (Exception e) {
+        } catch (Throwable e) {
           guard.failed("telemetry source", e);
         }
       }
@@ -266,7 +284,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
             subscriptions.add(handle);
           }
         }
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
         guard.failed("telemetry source", e);
       }
     }
@@ -292,9 +310,13 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private int peerRouters = -1;
     private BreakerConfig breakerConfig = BreakerConfig.defaults();
     private int indexWriteBufferLimit = 1 << 16;
+    private Duration maxClockSkew = Duration.ofSeconds(5);
     /** This builder's options, each set once ({@link SetOnce}). */
     private enum Option {
-      POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES, DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, LISTENER, TELEMETRY_SOURCES, LEASE_TIMEOUT, PEER_ROUTERS, BREAKER, INDEX_WRITE_BUFFER_LIMIT
+      POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
+      DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, LISTENER, TELEMETRY_SOURCES, LEASE_TIMEOUT,
+      PEER_ROUTERS, BREAKER,
+      INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW
     }
 
     private long set;
@@ -424,12 +446,20 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** How long an attempt may stay open without an outcome. Default 10 minutes. */
+    /** Longest accepted {@link #leaseTimeout}: beyond it a lost outcome holds a replica's books. */
+    public static final Duration MAX_LEASE_TIMEOUT = Duration.ofDays(30);
+
+    /**
+     * How long an attempt may stay open without an outcome, at most {@link #MAX_LEASE_TIMEOUT}.
+     * Default 10 minutes. Closed attempts are remembered (to recognise duplicated outcomes) for
+     * twice as long.
+     */
     public Builder leaseTimeout(Duration timeout) {
       set = SetOnce.mark(set, Option.LEASE_TIMEOUT);
-      checkNotNull(timeout, "leaseTimeout: null (expected: >= 1 ms)");
-      checkArgument(timeout.compareTo(Duration.ofMillis(1)) >= 0,
-          "leaseTimeout: %s (expected: >= 1 ms)", timeout);
+      checkNotNull(timeout, "leaseTimeout: null (expected: between 1 ms and %s)", MAX_LEASE_TIMEOUT);
+      checkArgument(timeout.compareTo(Duration.ofMillis(1)) >= 0
+              && timeout.compareTo(MAX_LEASE_TIMEOUT) <= 0,
+          "leaseTimeout: %s (expected: between 1 ms and %s)", timeout, MAX_LEASE_TIMEOUT);
       this.leaseTimeout = timeout;
       return this;
     }
@@ -453,7 +483,11 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** Commands the index's write buffer holds before optimistic inserts are dropped. Default 65,536. */
+    /**
+     * Optimistic inserts (and their rollbacks) the index's write buffer holds before more are
+     * dropped and counted. Default 65,536. The buffer is also bounded in bytes, to an eighth of the
+     * index budget (at least 64 KiB). KV events are never buffered: their producer applies them.
+     */
     public Builder indexWriteBufferLimit(int commands) {
       set = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
       checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
@@ -462,10 +496,28 @@ public final class Router implements TelemetrySink, AutoCloseable {
     }
 
     /**
+     * How far in the router's future a report's {@code observedAtNanos} may be (replica and router
+     * clocks differ) before the report is ignored as {@link UpdateResult#CLOCK_SKEW}. Default 5 s;
+     * at most a day.
+     */
+    public Builder maxClockSkew(Duration skew) {
+      set = SetOnce.mark(set, Option.MAX_CLOCK_SKEW);
+      checkArgument(skew != null && !skew.isNegative() && skew.compareTo(Duration.ofDays(1)) <= 0,
+          "maxClockSkew: %s (expected: between 0 and PT24H)", skew);
+      this.maxClockSkew = skew;
+      return this;
+    }
+
+    /**
      * @throws IllegalArgumentException if the named policy is unknown or its configuration invalid
-     *     (the message names the key and the expected range)
+     *     (the message names the key and the expected range), or two cost terms share a name
      */
     public Router build() {
+      if (costTerms != null) {
+        List<String> names = costTerms.stream().map(Scorer::name).toList();
+        checkArgument(new HashSet<>(names).size() == names.size(),
+            "costTerms: %s (expected: each term name once)", names);
+      }
       RoutingPolicy resolved = policy;
       if (resolved == null) {
         RoutingPolicyRegistry r = registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();

@@ -11,6 +11,8 @@ final class RouterCounters {
   final LongAdder routed = new LongAdder();
   final LongAdder expired = new LongAdder();
   final LongAdder orphaned = new LongAdder();
+  final LongAdder droppedKvEvents = new LongAdder();
+  final LongAdder skewedReports = new LongAdder();
   private final EnumMap<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
   private final EnumMap<UpdateResult, LongAdder> outcomes = new EnumMap<>(UpdateResult.class);
 

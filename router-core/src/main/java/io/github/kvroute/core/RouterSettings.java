@@ -11,7 +11,9 @@ import java.time.Duration;
  * @param defaultCapacityBlocks the cache size, in index blocks, assumed for a replica that does not
  *     report its KV capacity
  * @param peerRouters other routers sending to the same fleet, or -1 to measure them
+ * @param maxClockSkew how far in the future a report may be stamped before it is ignored
  */
 record RouterSettings(CostModel costModel, int blockSizeTokens, long defaultCapacityBlocks,
-    int peerRouters, BreakerConfig breakerConfig, Duration leaseTimeout, Ticker ticker,
+    int peerRouters, BreakerConfig breakerConfig, Duration leaseTimeout, Duration maxClockSkew,
+    Ticker ticker,
     RandomSource random) {}

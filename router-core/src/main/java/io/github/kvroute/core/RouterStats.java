@@ -19,13 +19,19 @@ import java.util.Map;
  * @param outcomesByResult outcome reports, by what the router did with them
  * @param inFlight open leases
  * @param expired leases that timed out without an outcome
- * @param orphaned leases ended because their replica stopped, restarted or was removed
+ * @param orphaned leases ended because their replica stopped, restarted or was removed, or because
+ * a
+ *     later attempt of the same request was routed (exactly one attempt is authoritative)
  * @param indexEntries (replica, block) entries in the prefix index
  * @param indexBlocks distinct blocks in the prefix index
  * @param indexBytes estimated bytes held by the prefix index
  * @param indexBudgetBytes the prefix index's hard budget
  * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
  * @param pluginFailures exceptions contained from host plugins
+ * @param droppedKvEvents KV events dropped because their replica was unknown
+ *     ({@link UpdateResult#UNKNOWN_REPLICA})
+ * @param skewedReports reports ignored because they were observed too far in the router's future
+ *     ({@link UpdateResult#CLOCK_SKEW})
  */
 public record RouterStats(
     long routed,
@@ -39,7 +45,9 @@ public record RouterStats(
     long indexBytes,
     long indexBudgetBytes,
     long droppedIndexHints,
-    long pluginFailures) {
+    long pluginFailures,
+    long droppedKvEvents,
+    long skewedReports) {
 
   public RouterStats {
     rejectedByReason = ImmutableMap.copyOf(rejectedByReason);

@@ -28,7 +28,8 @@ import java.util.List;
  * immutable), the random source and the scorers.
  */
 public final class RoutingContexts {
-  private static final StandardEstimate.FailureSink IGNORED = (plugin, error) -> {};
+  private static final StandardEstimate.FailureSink IGNORED =
+      (plugin, error) -> PluginGuard.rethrowIfFatal(error);
 
   private RoutingContexts() {}
 
@@ -42,7 +43,10 @@ public final class RoutingContexts {
         CostTerms.standard(checkNotNull(model, "model: null (expected: non-null)")));
   }
 
-  /** Views in their role lists, estimated by {@code terms} (empty: every estimate is empty). */
+  /**
+   * Views in their role lists, estimated by {@code terms} (empty: every estimate is empty). A view
+   * that a term vetoes ({@code +Infinity}) is left out, as the router leaves it out.
+   */
   public static RoutingContext fixed(Request request, List<CandidateView> views, RandomSource random,
       long nowNanos, List<Scorer> terms) {
     checkNotNull(terms, "terms: null (expected: a list of scorers)");
@@ -64,6 +68,9 @@ public final class RoutingContexts {
       ImmutableList.Builder<CandidateView> d = ImmutableList.builder();
       for (CandidateView v : views) {
         checkNotNull(v, "views: contains null (expected: views)");
+        if (estimate.totalMillis(request, v) == Double.POSITIVE_INFINITY) {
+          continue; // vetoed by a term: no policy sees it, as in the router
+        }
         (v.role() == ReplicaRole.MIXED ? m : v.role() == ReplicaRole.PREFILL ? p : d).add(v);
       }
       this.mixed = m.build();

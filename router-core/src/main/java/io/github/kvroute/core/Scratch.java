@@ -67,6 +67,7 @@ final class Scratch extends StandardContext {
       }
       v.entry = null;
       v.snapshot = null;
+      v.request = null;
     }
   }
 

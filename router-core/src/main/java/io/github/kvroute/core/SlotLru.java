@@ -14,21 +14,32 @@ import java.util.Arrays;
  * key (the hash bits the probe start does not use) with the entry number, so a probe reads one array
  * and only a fingerprint hit reads the entry's key: a lookup of an absent key, the common case when a
  * new prompt is inserted, costs about one cache line. Each entry remembers its index position, so
- * evicting the tail writes its tombstone without probing. Tombstones count toward the load; a rehash
- * at half full clears them (and doubles only when live entries need it).
+ * evicting the tail writes its tombstone without probing.
+ *
+ * <p><b>Memory follows the live size, both ways.</b> The entry arrays hold {@code capacity} entries
+ * with {@code size} in {@code [capacity / 2, capacity]} (above the minimum of
+ * {@value #MIN_CAPACITY}): full, they grow by half; below half full after a removal, they are
+ * compacted to one and a half times the live size. The index has {@code 2 x capacity} positions
+ * (any length: the probe start is a multiply-shift of the hash, not a mask), so live entries fill a
+ * quarter to a half of it; tombstones count toward the load, and a rebuild at
+ * {@value #MAX_LOAD_PERCENT}% clears them. So the arrays cost at most {@code 2 x (28 + 2 x 8) = 88}
+ * bytes per live entry, and each resize is paid for by the insertions or removals (at least a sixth
+ * of the capacity) since the previous one.
  *
  * <p>Not thread-safe: owned by the prefix index's single writer.
  */
 final class SlotLru {
   private static final int NIL = -1;
   private static final long TOMBSTONE = 0xFFFF_FFFFL;
+  static final int MIN_CAPACITY = 16;
+  private static final int MAX_LOAD_PERCENT = 70;
 
-  private long[] keys = new long[16];
-  private long[] ticks = new long[16];
-  private int[] prev = new int[16];
-  private int[] next = new int[16];
-  private int[] position = new int[16];
-  private long[] index = new long[32];
+  private long[] keys = new long[MIN_CAPACITY];
+  private long[] ticks = new long[MIN_CAPACITY];
+  private int[] prev = new int[MIN_CAPACITY];
+  private int[] next = new int[MIN_CAPACITY];
+  private int[] position = new int[MIN_CAPACITY];
+  private long[] index = new long[2 * MIN_CAPACITY];
   private int indexUsed;
   private int head = NIL;
   private int tail = NIL;
@@ -183,17 +194,33 @@ final class SlotLru {
     return out;
   }
 
+  /** Forgets every key and returns the arrays to their minimum size. */
   void clear() {
-    Arrays.fill(index, 0);
+    if (keys.length == MIN_CAPACITY) {
+      Arrays.fill(index, 0);
+    } else {
+      keys = new long[MIN_CAPACITY];
+      ticks = new long[MIN_CAPACITY];
+      prev = new int[MIN_CAPACITY];
+      next = new int[MIN_CAPACITY];
+      position = new int[MIN_CAPACITY];
+      index = new long[2 * MIN_CAPACITY];
+    }
     indexUsed = 0;
     head = tail = free = NIL;
+    runFirst = runLast = NIL;
     allocated = 0;
     size = 0;
   }
 
-  /** Approximate bytes held by this structure's arrays. */
+  /** Bytes held by this structure's arrays, from their actual lengths (headers not included). */
   long arrayBytes() {
     return keys.length * (8L + 8 + 4 + 4 + 4) + index.length * 8L;
+  }
+
+  /** Entries the arrays have room for before they grow. */
+  int capacity() {
+    return keys.length;
   }
 
   private void removeEntry(int e) {
@@ -201,6 +228,42 @@ final class SlotLru {
     unlink(e);
     release(e);
     size--;
+    if (size < keys.length / 2 && keys.length > MIN_CAPACITY) {
+      compact(Math.max(MIN_CAPACITY, size + size / 2));
+    }
+  }
+
+  /**
+   * Moves the live entries, most recent first, into arrays of {@code capacity} entries and rebuilds
+   * the index at twice that. Entry numbers change, so a remembered run is forgotten.
+   */
+  private void compact(int capacity) {
+    long[] k = new long[capacity];
+    long[] t = new long[capacity];
+    int[] p = new int[capacity];
+    int[] n = new int[capacity];
+    int count = 0;
+    for (int e = head; e != NIL; e = next[e]) {
+      k[count] = keys[e];
+      t[count] = ticks[e];
+      p[count] = count - 1;
+      n[count] = count + 1;
+      count++;
+    }
+    keys = k;
+    ticks = t;
+    prev = p;
+    next = n;
+    position = new int[capacity];
+    head = count == 0 ? NIL : 0;
+    tail = count - 1;
+    if (count > 0) {
+      next[tail] = NIL;
+    }
+    free = NIL;
+    allocated = count;
+    runFirst = runLast = NIL;
+    rehash(2 * capacity);
   }
 
   private static long hash(long key) {
@@ -215,9 +278,9 @@ final class SlotLru {
   private int find(long key) {
     long h = hash(key);
     long fp = fingerprint(h);
-    int mask = index.length - 1;
-    for (int i = (int) h & mask; ; i = (i + 1) & mask) {
-      long v = index[i];
+    long[] ix = index;
+    for (int i = start(h, ix.length); ; i = i + 1 == ix.length ? 0 : i + 1) {
+      long v = ix[i];
       if (v == 0) {
         return -1;
       }
@@ -230,15 +293,22 @@ final class SlotLru {
     }
   }
 
+  /**
+   * The probe start for hash {@code h} in an index of {@code length} positions (multiply-shift).
+   */
+  private static int start(long h, int length) {
+    return (int) (((h & 0xFFFF_FFFFL) * length) >>> 32);
+  }
+
   private void indexPut(long key, int entry) {
-    if ((indexUsed + 1) * 2L > index.length) {
-      rehash(size * 4 + 32 > index.length ? index.length * 2 : index.length);
+    if ((indexUsed + 1) * 100L > (long) index.length * MAX_LOAD_PERCENT) {
+      rehash(index.length);
     }
     long h = hash(key);
-    int mask = index.length - 1;
-    int i = (int) h & mask;
+    int length = index.length;
+    int i = start(h, length);
     while (index[i] != 0 && index[i] != TOMBSTONE) {
-      i = (i + 1) & mask;
+      i = i + 1 == length ? 0 : i + 1;
     }
     if (index[i] == 0) {
       indexUsed++;
@@ -247,15 +317,14 @@ final class SlotLru {
     position[entry] = i;
   }
 
-  private void rehash(int capacity) {
-    index = new long[capacity];
+  private void rehash(int length) {
+    index = new long[length];
     indexUsed = 0;
-    int mask = capacity - 1;
     for (int e = head; e != NIL; e = next[e]) {
       long h = hash(keys[e]);
-      int i = (int) h & mask;
+      int i = start(h, length);
       while (index[i] != 0) {
-        i = (i + 1) & mask;
+        i = i + 1 == length ? 0 : i + 1;
       }
       index[i] = fingerprint(h) | (e + 1);
       position[e] = i;
@@ -270,15 +339,18 @@ final class SlotLru {
       return e;
     }
     if (allocated == keys.length) {
-      int n = keys.length * 2;
+      // full (no free entry): grow by half, keeping entry numbers, so a remembered run stays
+      int n = keys.length + keys.length / 2;
       keys = Arrays.copyOf(keys, n);
       ticks = Arrays.copyOf(ticks, n);
       prev = Arrays.copyOf(prev, n);
       next = Arrays.copyOf(next, n);
       position = Arrays.copyOf(position, n);
+      rehash(2 * n);
     }
     return allocated++;
   }
+
   private void release(int e) {
     next[e] = free;
     free = e;

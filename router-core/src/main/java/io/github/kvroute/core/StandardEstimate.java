@@ -14,16 +14,19 @@ import java.util.List;
  * {@link RoutingContexts} that tests and tools use — so a policy is tested against the estimate it
  * gets in production.
  *
- * <p>Each term is contained: a scorer that throws counts 0 (the failure goes to the failure sink,
- * which the router logs once and reports to its listener), one that returns NaN or an infinity counts
- * 0, and a negative value counts 0.
+ * <p>Each term is contained: {@code +Infinity} vetoes the candidate (the router takes it out of the
+ * candidate lists before any policy sees it); a scorer that throws, or returns NaN or a negative
+ * value, is a plugin failure (reported to the failure sink, which the router logs once, counts and
+ * reports to its listener) and counts 0. Finite values are added as they are (a sum of finite terms
+ * that overflows is a veto too). A breakdown shows a veto as the largest finite cost, because a
+ * breakdown holds finite values.
  *
  * <p>Thread-safety: immutable; thread-safe when the scorers and the failure sink are.
  */
 final class StandardEstimate {
   /** Where a throwing scorer is reported. */
   interface FailureSink {
-    void failed(String plugin, RuntimeException error);
+    void failed(String plugin, Throwable error);
   }
 
   private final List<Scorer> terms;
@@ -38,13 +41,21 @@ final class StandardEstimate {
   CostBreakdown breakdown(Request request, CandidateView candidate) {
     CostBreakdown.Builder b = CostBreakdown.newBuilder();
     for (Scorer term : terms) {
-      b.add(term.name(), termMillis(term, request, candidate));
+      b.add(term.name(), Math.min(termMillis(term, request, candidate), Double.MAX_VALUE));
     }
     return b.build();
   }
 
-  /** The total of {@link #breakdown}, without allocating. */
+  /**
+   * The total of {@link #breakdown}, without allocating; {@code +Infinity} when a term vetoes the
+   * candidate. A pooled view of the route in progress answers from the total computed when it was
+   * filled.
+   */
   double totalMillis(Request request, CandidateView candidate) {
+    if (candidate instanceof MutableView v && v.request == request
+        && !Double.isNaN(v.standardMillis)) {
+      return v.standardMillis;
+    }
     double total = 0;
     for (int i = 0, n = terms.size(); i < n; i++) {
       total += termMillis(terms.get(i), request, candidate);
@@ -52,15 +63,20 @@ final class StandardEstimate {
     return total;
   }
 
-  /** A term's value, contained: a throwing or non-finite scorer counts 0, a negative one 0. */
+  /** A term's value, contained as the class comment says. */
   private double termMillis(Scorer term, Request request, CandidateView candidate) {
     double ms;
     try {
       ms = term.costMillis(request, candidate);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       failures.failed("scorer " + term.name(), e);
       return 0;
     }
-    return Double.isFinite(ms) ? Math.max(0, ms) : 0;
+    if (Double.isNaN(ms) || ms < 0) {
+      failures.failed("scorer " + term.name(), new IllegalStateException(
+          term.name() + ": " + ms + " (expected: >= 0 ms, or +Infinity to veto the candidate)"));
+      return 0;
+    }
+    return ms;
   }
 }

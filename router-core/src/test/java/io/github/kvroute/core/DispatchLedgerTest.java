@@ -128,6 +128,29 @@ class DispatchLedgerTest {
   }
 
   @Test
+  void firstTokensAndReleasesOfManyUnreportedSendsNeverWalkThemAll() {
+    ledger.onReport(0, 0, 0);
+    int n = 20_000;
+    Lease[] sent = new Lease[n];
+    for (int i = 0; i < n; i++) {
+      sent[i] = send(i, 5);
+    }
+    for (int i = 0; i < n; i += 2) {
+      assertThat(ledger.firstToken(sent[i])).isTrue();
+    }
+    for (int i = 0; i < n; i++) {
+      ledger.release(sent[(int) ((i * 7_919L) % n)]);
+    }
+
+    // rebuilds only: on growth (doubling) and when dead leaves outnumber live ones (halving)
+    assertThat(ledger.replaySteps()).isLessThanOrEqualTo(4L * n);
+    DispatchLedger.Reading r = read(n);
+    assertThat(r.inFlightRequests).isZero();
+    assertThat(r.sinceCount).isZero();
+    assertThat(r.queueMillis).isZero();
+  }
+
+  @Test
   void releaseIsIdempotent_andAReflectedSendOnlyLeavesTheInFlightBooks() {
     ledger.onReport(0, 0, 0);
     Lease l = send(10, 50);

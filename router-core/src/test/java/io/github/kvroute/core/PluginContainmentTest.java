@@ -227,33 +227,163 @@ class PluginContainmentTest {
     assertThat(router.stats().pluginFailures()).isEqualTo(scorerCalls);
   }
 
-  @ParameterizedTest(name = "scorer returning {0}")
-  @MethodSource("nonFiniteOrNegative")
-  void scorerReturningANonFiniteOrNegativeValueCountsZero(double value) {
-    Scorer odd = new Scorer() {
+  private static Scorer constant(
+      String name, java.util.function.ToDoubleFunction<CandidateView> f) {
+    return new Scorer() {
       @Override
       public String name() {
-        return "odd";
+        return name;
       }
 
       @Override
       public double costMillis(Request request, CandidateView candidate) {
-        return value;
+        return f.applyAsDouble(candidate);
       }
     };
+  }
+
+  @ParameterizedTest(name = "scorer returning {0}")
+  @MethodSource("nanOrNegative")
+  void scorerReturningNanOrANegativeValueIsAPluginFailureAndCountsZero(double value) {
+    Scorer odd = constant("odd", c -> value);
+    RouterListener listener = mock(RouterListener.class);
     RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
     Router router = Router.newBuilder().policy(policy).costTerms(List.of(CostTerms.queue(), odd))
-        .ticker(ticker).build();
+        .listener(listener).ticker(ticker).build();
     fleet(router);
 
     router.route(request("q-1", prompt(1_000, 1)).build());
 
     assertThat(policy.estimates.get("busy").millis("odd")).hasValue(0.0);
     assertThat(policy.estimates.get("busy").totalMillis()).isEqualTo(300.0);
+    assertThat(router.stats().pluginFailures()).isPositive();
+    verify(listener, atLeastOnce())
+        .onPluginFailure(eq("scorer odd"), any(IllegalStateException.class));
   }
 
-  static Stream<Double> nonFiniteOrNegative() {
-    return Stream.of(Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, -5.0);
+  static Stream<Double> nanOrNegative() {
+    return Stream.of(Double.NaN, Double.NEGATIVE_INFINITY, -5.0);
+  }
+
+  @Test
+  void scorerReturningPositiveInfinityVetoesTheCandidate() {
+    Scorer veto =
+        constant("veto", c -> c.replicaId().equals("idle") ? Double.POSITIVE_INFINITY : 0);
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy())
+        .costTerms(List.of(CostTerms.queue(), veto)).ticker(ticker).build();
+    fleet(router);
+
+    for (int i = 0; i < 20; i++) {
+      RoutingDecision d = router.route(request("q-" + i, prompt(1_000, i)).build());
+      assertThat(d.replicaId()).isEqualTo("busy");
+    }
+    assertThat(router.stats().pluginFailures()).isZero();
+  }
+
+  @Test
+  void everyCandidateVetoedIsNoCandidates() {
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy())
+        .costTerms(List.of(constant("veto", c -> Double.POSITIVE_INFINITY))).ticker(ticker).build();
+    fleet(router);
+
+    RoutingDecision d = router.route(request("q-1", prompt(1_000, 1)).build());
+
+    assertThat(d.reason()).isEqualTo(io.github.kvroute.api.RejectReason.NO_CANDIDATES);
+  }
+
+  /** Throws {@code t} even when it is a checked exception, as some JVM languages do. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+    throw (T) t;
+  }
+
+  static Stream<Throwable> recoverableThrowables() {
+    return Stream.of(new AssertionError("assert"), new StackOverflowError(),
+        new java.io.IOException("sneaky checked"), new NoClassDefFoundError("missing"));
+  }
+
+  @ParameterizedTest(name = "a policy throwing {0}")
+  @MethodSource("recoverableThrowables")
+  void policyThrowingAnyRecoverableThrowableIsContained(Throwable thrown) {
+    Router router = Router.newBuilder().policy(new AnswerPolicy(c -> {
+      throw sneaky(thrown);
+    })).ticker(ticker).build();
+    fleet(router);
+
+    RoutingDecision d = router.route(request("q-1", prompt(1_000, 1)).build());
+
+    assertThat(d.replicaId()).isEqualTo("idle");
+    assertThat(router.stats().pluginFailures()).isEqualTo(1);
+    assertThat(router.stats().routed()).isEqualTo(1);
+  }
+
+  @ParameterizedTest(name = "scorer, admission and listener throwing {0}")
+  @MethodSource("recoverableThrowables")
+  void scorerAdmissionAndListenerThrowingAnyRecoverableThrowableAreContained(Throwable thrown) {
+    AdmissionController admission = (c, d) -> {
+      throw sneaky(thrown);
+    };
+    Scorer scorer = constant("thrower", c -> {
+      throw sneaky(thrown);
+    });
+    RouterListener listener = new RouterListener() {
+      @Override
+      public void onDecision(Request request, RoutingDecision decision) {
+        throw sneaky(thrown);
+      }
+
+      @Override
+      public void onOutcome(Outcome outcome, UpdateResult result) {
+        throw sneaky(thrown);
+      }
+    };
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).admission(admission)
+        .costTerms(List.of(CostTerms.queue(), scorer)).listener(listener).ticker(ticker).build();
+    fleet(router);
+    Request r = request("q-1", prompt(1_000, 1)).build();
+
+    RoutingDecision d = router.route(r);
+
+    assertThat(d.replicaId()).isEqualTo("idle");
+    assertThat(router.stats().inFlight()).isEqualTo(1);
+    assertThat(router.onOutcome(outcome(r, d, OutcomeStatus.SUCCESS).build()))
+        .isEqualTo(UpdateResult.APPLIED);
+    assertThat(router.stats().inFlight()).isZero();
+  }
+
+  @Test
+  void aFatalErrorFromThePolicyIsRethrownWithNothingRecorded() {
+    Router router = Router.newBuilder().policy(new AnswerPolicy(c -> {
+      throw new OutOfMemoryError("simulated");
+    })).ticker(ticker).build();
+    fleet(router);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> router.route(request("q-1", prompt(1_000, 1)).build()))
+        .isInstanceOf(OutOfMemoryError.class);
+    assertThat(router.stats().inFlight()).isZero();
+    assertThat(router.stats().decisions()).isZero();
+  }
+
+  @Test
+  void aFatalErrorFromTheListenerLeavesNoLeaseForTheDecisionTheHostNeverGot() {
+    RouterListener listener = new RouterListener() {
+      @Override
+      public void onDecision(Request request, RoutingDecision decision) {
+        throw new OutOfMemoryError("simulated");
+      }
+    };
+    Router router = Router.newBuilder().policy(new LeastEstimatePolicy()).listener(listener)
+        .ticker(ticker).build();
+    fleet(router);
+    Request r = request("q-1", prompt(1_000, 1)).build();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> router.route(r))
+        .isInstanceOf(OutOfMemoryError.class);
+
+    assertThat(router.stats().inFlight()).isZero();
+    assertThat(router.stats().routed()).isZero();
+    assertThat(router.replicas()).allSatisfy(rs -> assertThat(rs.inFlightRequests()).isZero());
   }
 
   @Test

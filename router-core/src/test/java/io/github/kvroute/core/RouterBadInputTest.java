@@ -101,9 +101,10 @@ class RouterBadInputTest {
         .withMessageContaining("(expected: an attempt not already in flight");
     assertThat(router.stats()).isEqualTo(before);
     assertThat(router.fleet().get("r0").ledger.inFlightRequests()).isEqualTo(1);
-    // the retry is a new attempt and is routed normally
+    // the retry is a new attempt and is routed normally; it is now the one authoritative attempt
     assertThat(router.route(r.nextAttempt()).isRouted()).isTrue();
-    assertThat(router.stats().inFlight()).isEqualTo(2);
+    assertThat(router.stats().inFlight()).isEqualTo(1);
+    assertThat(router.stats().orphaned()).isEqualTo(1);
   }
 
   // ---------------------------------------------------------------------------------- outcomes
@@ -114,7 +115,7 @@ class RouterBadInputTest {
     RouterStats before = router.stats();
 
     UpdateResult result = router.onOutcome(io.github.kvroute.api.Outcome.newBuilder()
-        .requestId("never-routed").replicaId("r0").status(OutcomeStatus.SUCCESS).build());
+        .requestId("never-routed").replicaId("r0").epoch(0).status(OutcomeStatus.SUCCESS).build());
 
     assertThat(result).isEqualTo(UpdateResult.UNKNOWN_REQUEST);
     assertThat(router.stats()).usingRecursiveComparison().ignoringFields("outcomesByResult")
@@ -283,7 +284,13 @@ class RouterBadInputTest {
             "indexWriteBufferLimit: 0 (expected: >= 1)"),
         Arguments.of((ThrowingCallable) () -> Router.newBuilder()
                 .leaseTimeout(java.time.Duration.ZERO),
-            "leaseTimeout: PT0S (expected: >= 1 ms)"),
+            "leaseTimeout: PT0S (expected: between 1 ms and PT720H)"),
+        Arguments.of((ThrowingCallable) () -> Router.newBuilder()
+                .leaseTimeout(java.time.Duration.ofSeconds(Long.MAX_VALUE)),
+            "leaseTimeout: PT2562047788015215H30M7S (expected: between 1 ms and PT720H)"),
+        Arguments.of((ThrowingCallable) () -> Router.newBuilder()
+                .costTerms(java.util.List.of(CostTerms.queue(), CostTerms.queue())).build(),
+            "costTerms: [queue, queue] (expected: each term name once)"),
         Arguments.of((ThrowingCallable) () -> Router.newBuilder().costTerms(java.util.List.of()),
             "costTerms: [] (expected: at least one scorer)"));
   }
@@ -298,7 +305,7 @@ class RouterBadInputTest {
   @Test
   void nullDurationsThrowNullPointerAsDocumented() {
     assertThatNullPointerException().isThrownBy(() -> Router.newBuilder().leaseTimeout(null))
-        .withMessage("leaseTimeout: null (expected: >= 1 ms)");
+        .withMessage("leaseTimeout: null (expected: between 1 ms and PT720H)");
     assertThatNullPointerException().isThrownBy(() -> Admission.newBuilder().minRetryAfter(null))
         .withMessage("minRetryAfter: null (expected: >= 0)");
     assertThatNullPointerException()

@@ -37,19 +37,42 @@ class RoutingContextsTest {
   }
 
   @Test
-  void throwingNonFiniteAndNegativeTermsCountZeroAsInTheRouter() {
+  void throwingNanAndNegativeTermsCountZeroAsInTheRouter() {
     CandidateView idle = CandidateView.newBuilder().replicaId("idle").estimatedQueueMillis(40).build();
     RoutingContext ctx = RoutingContexts.fixed(REQUEST, List.of(idle), RandomSource.seeded(1), 0,
         List.of(CostTerms.queue(), term("throws", Double.NaN), term("nan", Double.NaN),
-            term("infinite", Double.POSITIVE_INFINITY), term("negative", -5), CostTerms.prefill()));
+            term("negative", -5), CostTerms.prefill()));
 
     CostBreakdown e = ctx.estimate(idle);
 
     assertThat(e.asMap()).containsExactly(
         java.util.Map.entry("queue", 40.0), java.util.Map.entry("throws", 0.0),
-        java.util.Map.entry("nan", 0.0), java.util.Map.entry("infinite", 0.0),
-        java.util.Map.entry("negative", 0.0), java.util.Map.entry("prefill", 20 + 0.035 * 1_000));
+        java.util.Map.entry("nan", 0.0), java.util.Map.entry("negative", 0.0),
+        java.util.Map.entry("prefill", 20 + 0.035 * 1_000));
     assertThat(ctx.estimateMillis(idle)).isEqualTo(e.totalMillis());
+  }
+
+  @Test
+  void anInfiniteTermVetoesTheCandidateAsInTheRouter() {
+    CandidateView vetoed = CandidateView.newBuilder().replicaId("vetoed").build();
+    CandidateView kept = CandidateView.newBuilder().replicaId("kept").build();
+    Scorer veto = new Scorer() {
+      @Override
+      public String name() {
+        return "veto";
+      }
+
+      @Override
+      public double costMillis(Request request, CandidateView candidate) {
+        return candidate == vetoed ? Double.POSITIVE_INFINITY : 1;
+      }
+    };
+    RoutingContext ctx = RoutingContexts.fixed(REQUEST, List.of(vetoed, kept),
+        RandomSource.seeded(1), 0, List.of(CostTerms.queue(), veto));
+
+    assertThat(ctx.candidates()).containsExactly(kept);
+    assertThat(ctx.estimateMillis(vetoed)).isEqualTo(Double.POSITIVE_INFINITY);
+    assertThat(ctx.estimate(vetoed).millis("veto")).hasValue(Double.MAX_VALUE);
   }
 
   @Test

@@ -1,0 +1,159 @@
+package io.github.kvroute.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The index budget bounds the heap the index retains, not only its estimate: after every operation,
+ * the bytes its arrays hold (from their actual lengths, {@link PrefixIndex#footprintBytes}) stay
+ * within {@code 2 x budget} plus a fixed overhead per replica slot.
+ */
+class IndexFootprintTest {
+  private static final long BUDGET = 1L << 20;
+
+  /**
+   * Empty mirrors (about 1 KiB each with headers and per-slot cells) and the minimum block table.
+   */
+  private static long fixedOverhead(int slots) {
+    return 8 * 1024 + 2 * 1024L * slots;
+  }
+
+  private static long[] keys(long base, int n) {
+    long[] k = new long[n];
+    for (int i = 0; i < n; i++) {
+      k[i] = base + i + 1;
+    }
+    return k;
+  }
+
+  @Test
+  void eachReplicaInTurnFillingTheBudgetThenClearedAndRemovedLeavesOnlyTheFixedOverhead() {
+    PrefixIndex index = new PrefixIndex(BUDGET, 1L << 30, 1 << 16);
+    int replicas = 8;
+    int[][] slots = new int[replicas][];
+    long peak = 0;
+    for (int r = 0; r < replicas; r++) {
+      slots[r] = index.allocateSlot();
+      for (int batch = 0; batch < 40; batch++) {
+        index.kvStored(slots[r][0], slots[r][1], keys(((long) r << 32) + batch * 1_024L, 1_024));
+        long bytes = index.footprintBytes();
+        peak = Math.max(peak, bytes);
+        assertThat(bytes).isLessThanOrEqualTo(2 * BUDGET + fixedOverhead(replicas));
+      }
+      assertThat(index.estimatedBytes()).isLessThanOrEqualTo(BUDGET);
+    }
+    for (int[] s : slots) {
+      index.kvCleared(s[0], s[1]);
+      assertThat(index.footprintBytes()).isLessThanOrEqualTo(2 * BUDGET + fixedOverhead(replicas));
+      index.release(s[0]);
+    }
+
+    assertThat(peak).isGreaterThan(BUDGET / 2);
+    assertThat(index.entryCount()).isZero();
+    assertThat(index.footprintBytes()).isLessThanOrEqualTo(fixedOverhead(replicas));
+  }
+
+  @Test
+  void removingMostOfASlotShrinksItsMirror() {
+    PrefixIndex index = new PrefixIndex(BUDGET, 1L << 30, 1 << 16);
+    int[] s = index.allocateSlot();
+    long[] held = keys(0, 8_000);
+    index.kvStored(s[0], s[1], held);
+    long full = index.footprintBytes();
+
+    index.kvRemoved(s[0], s[1], java.util.Arrays.copyOf(held, 7_900));
+
+    assertThat(index.slotEntries(s[0])).isEqualTo(100);
+    assertThat(index.footprintBytes()).isLessThan(full / 20);
+  }
+
+  // ---------------------------------------------------------------------- any sequence of ops
+
+  sealed interface Op permits Store, Remove, Clear, Insert, Reset, Release {}
+
+  record Store(int slot, int base, int count) implements Op {}
+
+  record Remove(int slot, int base, int count) implements Op {}
+
+  record Clear(int slot) implements Op {}
+
+  record Insert(int slot, int base, int blocks) implements Op {}
+
+  record Reset(int slot) implements Op {}
+
+  record Release(int slot) implements Op {}
+
+  @Provide
+  Arbitrary<List<Op>> ops() {
+    Arbitrary<Integer> slot = Arbitraries.integers().between(0, 5);
+    Arbitrary<Integer> base = Arbitraries.integers().between(0, 40).map(b -> b * 256);
+    Arbitrary<Integer> count = Arbitraries.integers().between(1, 3_000);
+    Arbitrary<Op> op = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(6, Combinators.combine(slot, base, count).as(Store::new)),
+        net.jqwik.api.Tuple.of(4, Combinators.combine(slot, base, count).as(Remove::new)),
+        net.jqwik.api.Tuple.of(1, slot.map(Clear::new)),
+        net.jqwik.api.Tuple.of(4, Combinators.combine(slot, base,
+            Arbitraries.integers().between(1, 400)).as(Insert::new)),
+        net.jqwik.api.Tuple.of(1, slot.map(Reset::new)),
+        net.jqwik.api.Tuple.of(1, slot.map(Release::new)));
+    return op.list().ofMaxSize(60);
+  }
+
+  @Property(tries = 60)
+  void anySequenceOfOperationsStaysWithinTwiceTheBudgetPlusTheFixedOverhead(
+      @ForAll("ops") List<Op> ops) {
+    long budget = PrefixIndex.MIN_BUDGET_BYTES * 4;
+    PrefixIndex index = new PrefixIndex(budget, 2_000, 1 << 16);
+    List<int[]> slots = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      slots.add(index.allocateSlot());
+    }
+    for (Op op : ops) {
+      apply(index, slots, op);
+      assertThat(index.footprintBytes()).as("after %s", op)
+          .isLessThanOrEqualTo(2 * budget + fixedOverhead(6));
+      assertThat(index.estimatedBytes()).isLessThanOrEqualTo(budget);
+    }
+  }
+
+  private static void apply(PrefixIndex index, List<int[]> slots, Op op) {
+    if (op instanceof Store s) {
+      index.kvStored(slot(slots, s.slot()), gen(slots, s.slot()),
+          keys(((long) s.slot() << 40) + s.base(), s.count()));
+    } else if (op instanceof Remove r) {
+      index.kvRemoved(slot(slots, r.slot()), gen(slots, r.slot()),
+          keys(((long) r.slot() << 40) + r.base(), r.count()));
+    } else if (op instanceof Clear c) {
+      index.kvCleared(slot(slots, c.slot()), gen(slots, c.slot()));
+    } else if (op instanceof Insert i) {
+      int[] tokens = new int[i.blocks()];
+      for (int t = 0; t < tokens.length; t++) {
+        tokens[t] = i.base() + t;
+      }
+      index.insertRouted(slot(slots, i.slot()), gen(slots, i.slot()),
+          IndexHarness.blocks(tokens), 0);
+    } else if (op instanceof Reset r) {
+      slots.get(r.slot())[1] = index.reset(slot(slots, r.slot()));
+    } else if (op instanceof Release r) {
+      index.release(slot(slots, r.slot()));
+      slots.set(r.slot(), index.allocateSlot());
+    }
+  }
+
+  private static int slot(List<int[]> slots, int i) {
+    return slots.get(i)[0];
+  }
+
+  private static int gen(List<int[]> slots, int i) {
+    return slots.get(i)[1];
+  }
+}
