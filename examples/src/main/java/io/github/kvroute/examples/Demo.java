@@ -24,10 +24,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Routes seed 000's worked example through the real router and prints every decision with the cost
- * breakdown of every candidate: partial locality wins (R2 at 220 ms), a longer queue flips it (R1), an
- * adapter load sends R1 to last place, and admission turns a tight budget into a rejection with a
- * retry-after.
+ * Routes the worked examples of docs/cost-model.md through the real router and prints every
+ * decision with the cost breakdown of every candidate: partial locality wins (R2 at 220 ms), a
+ * longer queue flips it (R1), an adapter load sends R1 to last place, and admission turns a tight
+ * budget into a rejection with a retry-after.
  */
 final class Demo {
   private static final String MODEL = "llama-3-70b";
@@ -40,7 +40,7 @@ final class Demo {
   }
 
   void run() {
-    out.println("kvroute demo: seed 000's placement example through the real Router");
+    out.println("kvroute demo: the cost model's placement example through the real Router");
     out.println("(0.06 ms per missing token, no prefill overhead; R0 holds the whole 4,000-token"
         + " prompt, R2 half of it, R1 nothing)");
     int[] doc = tokens(4_000, 7);
@@ -96,7 +96,7 @@ final class Demo {
 
   private void roundRobinExample() {
     out.println();
-    out.println("7. seed 000's round-robin example (default cost model: 20 ms + 0.035 ms/token):"
+    out.println("7. the round-robin example (default cost model: 20 ms + 0.035 ms/token):"
         + " a 1,000-token prompt, one replica idle, one behind a queued 40,000-token prompt");
     ManualTicker ticker = new ManualTicker();
     Explaining policy = new Explaining("round-robin");

@@ -44,8 +44,9 @@ public final class KvrouteSim implements Callable<Integer> {
     return 0;
   }
 
-  /** Routes seed 000's worked example and prints each decision with its cost breakdown. */
-  @Command(name = "demo", description = "Route seed 000's worked example and explain each decision.")
+  /** Routes the cost model's worked examples and prints each decision with its cost breakdown. */
+  @Command(name = "demo",
+      description = "Route the cost model's worked examples and explain each decision.")
   static final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {

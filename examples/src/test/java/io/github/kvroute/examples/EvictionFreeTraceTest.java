@@ -20,8 +20,9 @@ import picocli.CommandLine;
  * about 1 / replicas of the trace's reuse. The expected ratios are those of an independent replay of
  * the trace with 512-token blocks, the partial last block included.
  *
- * <p>The trace lives beside the repository ({@code ../shared/traces}); the test is skipped where it
- * is absent.
+ * <p>The trace file is not part of the repository: the test looks for
+ * {@code conversation_trace.jsonl} in {@code ../shared/traces} beside the checkout (where the
+ * development workspace keeps a copy) and is skipped where it is absent.
  */
 class EvictionFreeTraceTest {
   private static Path trace() {

@@ -17,9 +17,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Hashing a prompt into its chained block keys. Target (DESIGN.md): at most 3 ns per token and no
- * allocation per block. Divide the score by {@code tokens} for ns/token; run with {@code -prof gc} to
- * see allocation per operation (one {@code long[]} per prompt plus the key object).
+ * Hashing a prompt into its chained block keys. Target (docs/architecture.md, "Performance
+ * targets"): at most 3 ns per token and no allocation per block. Divide the score by {@code tokens}
+ * for ns/token; run with {@code -prof gc} to see allocation per operation (one {@code long[]} per
+ * prompt plus the key object).
  *
  * <pre>java -jar router-benchmarks/target/benchmarks.jar PromptHashing -prof gc</pre>
  */

@@ -27,9 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The whole decision loop: {@code route()} then {@code onOutcome()} for an 8k-token prompt over 64
  * replicas with the default {@code hybrid-cost} policy, prompts pre-hashed ({@code routeAndComplete})
  * or hashed in the operation ({@code hashRouteAndComplete}); {@code hashOnly} is the floor (reading the
- * prompt). Targets (DESIGN.md): route p50 at most 1 us, p99 at most 10 us excluding hashing; including
- * hashing at most 1.5x hashing alone. The outcome is part of the measured operation, so these scores
- * are an upper bound for {@code route()} itself.
+ * prompt). Targets (docs/architecture.md, "Performance targets"): route p50 at most 1 us, p99 at
+ * most 10 us excluding hashing; including hashing at most 1.5x hashing alone. The outcome is part
+ * of the measured operation, so these scores are an upper bound for {@code route()} itself.
  *
  * <pre>java -jar router-benchmarks/target/benchmarks.jar RouteBenchmark</pre>
  */

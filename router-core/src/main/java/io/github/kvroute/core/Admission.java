@@ -14,12 +14,13 @@ import java.util.Map;
  *
  * <ul>
  *   <li><b>Deadline.</b> A request with a TTFT budget is admitted only if the chosen replica's predicted
- *       cost fits what is left of it (budget minus upstream time minus time since arrival). Seed 000's
- *       example: 350 ms spent of a 600 ms SLO leaves 250 ms, so replicas predicted at 240 and 220 ms
- *       are admissible and one at 300 ms is not; with 400 ms spent nothing fits and the request is
- *       rejected. The retry-after comes from the same estimates: the least time after which some
- *       candidate's queue will have drained enough for it to fit, or none when even an empty queue
- *       would not (waiting cannot help).
+ *       cost fits what is left of it (budget minus upstream time minus time since arrival). For
+ *       example (docs/cost-model.md, "A deadline and its retry-after"): 350 ms spent of a 600 ms
+ *       SLO leaves 250 ms, so replicas predicted at 240 and 220 ms are admissible and one at 300 ms
+ *       is not; with 400 ms spent nothing fits and the request is rejected. The retry-after comes
+ *       from the same estimates: the least time after which some candidate's queue will have
+ *       drained enough for it to fit, or none when even an empty queue would not (waiting cannot
+ *       help).
  *       <p>The queue in that prediction is the one outcomes taught: the router's estimate times the
  *       replica's learnt queue factor, plus {@code z} standard deviations of the factor's observed
  *       spread for the configured {@linkplain Builder#deadlineConfidence confidence}. Until outcomes

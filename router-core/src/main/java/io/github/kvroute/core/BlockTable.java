@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * <h2>Design notes</h2>
  * Because a block key is a chained hash, it names its whole prefix: a hash table keyed by it is a trie
  * whose nodes are found in O(1) instead of by walking from the root, so one pass over a prompt's keys
- * reads each node once (DESIGN.md "one walk").
+ * reads each node once (docs/prefix-index.md, "Matching").
  *
  * <p><b>Layout.</b> Open addressing with linear probing over two flat primitive arrays: {@code keys},
  * and {@code words} holding each position's holder bits inline, {@code stride} 64-bit words per

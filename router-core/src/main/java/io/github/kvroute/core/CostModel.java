@@ -8,11 +8,11 @@ import io.github.kvroute.api.DefaultPrefillCost;
  * The constants of the cost model, each replaced by measurement where the router has it (a replica's
  * reported prefill throughput, then outcome calibration).
  *
- * <p>Defaults come from the source chapters: prefill overhead 20 ms and 0.035 ms per token
- * ({@link DefaultPrefillCost}, shared with views built without a router; seed 000's
- * round-robin example: {@code 20 + 0.035 x 1,000 = 55 ms}); adapter load 800 ms (seed 000); 320 KiB of
- * KV per token and a 6,000-token KV move in about 95 ms (seed 000, chapter 15), which sets the default
- * transfer bandwidth.
+ * <p>Defaults: prefill overhead 20 ms and 0.035 ms per token ({@link DefaultPrefillCost}, shared
+ * with views built without a router; a 1,000-token prompt on an idle replica costs
+ * {@code 20 + 0.035 x 1,000 = 55 ms}); adapter load 800 ms; 320 KiB of KV per token and a
+ * 6,000-token KV move in about 95 ms, which sets the default transfer bandwidth
+ * (docs/cost-model.md, "Constants").
  *
  * <p>Immutable and thread-safe.
  */
@@ -64,7 +64,7 @@ public final class CostModel {
     return adapterLoadMillis;
   }
 
-  /** KV cache bytes per token (320 KiB in seed 000's model). */
+  /** KV cache bytes per token (320 KiB by default). */
   public long kvBytesPerToken() {
     return kvBytesPerToken;
   }
@@ -112,7 +112,7 @@ public final class CostModel {
     private double prefillMillisPerToken = DefaultPrefillCost.MILLIS_PER_TOKEN;
     private double adapterLoadMillis = 800;
     private long kvBytesPerToken = 320L * 1024;
-    // seed 000: 6,000 tokens x 320 KiB moved in ~95 ms
+    // 6,000 tokens x 320 KiB moved in ~95 ms
     private double kvTransferBytesPerSecond = 6_000 * 320.0 * 1024 / 0.095;
     private double staleAfterMillis = 2_000;
     private double stalePenaltyMillis = 1_000;

@@ -6,8 +6,8 @@ import io.github.kvroute.api.Scorer;
 import java.util.List;
 
 /**
- * The cost terms of seed 000's hybrid score, each a {@link Scorer} in milliseconds of estimated time to
- * first token:
+ * The cost terms of the router's estimate, each a {@link Scorer} in milliseconds of estimated time
+ * to first token (formulas and worked examples: docs/cost-model.md):
  *
  * <pre>
  * cost(r, R) = queue(R)            wait before r starts prefill on R

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The decision pipeline of one router (DESIGN.md "The decision pipeline"):
+ * The decision pipeline of one router (each stage is explained in docs/decision-pipeline.md):
  *
  * <ol>
  *   <li>validate the request (a bad one throws before any state is touched);

@@ -7,7 +7,8 @@ import io.github.kvroute.api.Scorer;
 /**
  * Recomputing what the replica does not hold: {@code overhead + missing x ms_per_token}, where the
  * expected reuse is the matched prefix discounted by how often outcomes confirmed this replica's cache
- * beliefs. Seed 000: 4,000 missing tokens at 0.06 ms cost 240 ms; 1,000 at 20 + 0.035/token, 55 ms.
+ * beliefs. For example, 4,000 missing tokens at 0.06 ms cost 240 ms; 1,000 at 20 + 0.035/token,
+ * 55 ms (docs/cost-model.md, "Prefill term").
  */
 final class PrefillTerm implements Scorer {
   static final PrefillTerm INSTANCE = new PrefillTerm();

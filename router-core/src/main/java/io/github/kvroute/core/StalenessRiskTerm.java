@@ -11,8 +11,9 @@ import io.github.kvroute.api.Scorer;
  * By Little's law, a report {@code d} seconds old misses about {@code λ·d} arrivals, where {@code λ} is
  * the replica's arrival rate. The router counts its own sends since the report (they are in the queue
  * estimate already), so only traffic it cannot see — other routers' — is unknown:
- * {@code unseen = λ_unseen x age}. Seed 000's numbers: 40 req/s over 10 replicas with 250 ms reports
- * is one request of error per replica, two in a burst at twice the rate.
+ * {@code unseen = λ_unseen x age}. For example, 40 req/s over 10 replicas with 250 ms reports is
+ * one request of error per replica, two in a burst at twice the rate (docs/cost-model.md,
+ * "Staleness risk term").
  *
  * <p>Each unseen request costs about one mean request of waiting, so the penalty is
  * {@code unseen x meanCost x factor}. The factor is asymmetric: a replica that was busy at its report

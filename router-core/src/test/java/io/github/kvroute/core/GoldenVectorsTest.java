@@ -30,13 +30,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * DESIGN.md "Golden vectors", each reproduced through the real {@link Router} with the arithmetic of
- * the design (not of the seed text where the two disagree).
+ * The worked examples of docs/cost-model.md ("Worked examples"), each reproduced through the real
+ * {@link Router}.
  */
 class GoldenVectorsTest {
   private static final Offset<Double> EXACT = within(1e-9);
 
-  /** Seed 000's placement example: 0.06 ms per missing token and no fixed prefill overhead. */
+  /** The placement example's model: 0.06 ms per missing token and no fixed prefill overhead. */
   private static final CostModel PLACEMENT =
       CostModel.newBuilder().prefillOverheadMillis(0).prefillMillisPerToken(0.06).build();
   /** 4,000 tokens = 250 blocks of 16. */
@@ -225,12 +225,12 @@ class GoldenVectorsTest {
     assertThat(defaults.kvTransferMillis(3_000)).isCloseTo(47.5, EXACT);
   }
 
-  // ---------------------------------------------------------------------------------- seed 004
+  // ---------------------------------------------------------- a partial hit against a cold replica
 
   /** A holds 3,600 of 4,000 tokens: 20 ms of prefill after its queue; B computes all: 200 ms. */
   @ParameterizedTest(name = "A's queue {0} ms -> {1}")
   @CsvSource({"40, A, 60", "600, B, 200"})
-  void seed004_AWithItsQueueAgainstBFromScratch(double aQueue, String winner, double cost) {
+  void partialHit_AWithItsQueueAgainstBFromScratch(double aQueue, String winner, double cost) {
     CostModel model =
         CostModel.newBuilder().prefillOverheadMillis(0).prefillMillisPerToken(0.05).build();
     RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());

@@ -19,7 +19,8 @@ import java.util.List;
  * LoRA before scoring); llm-d's {@code lora-affinity-scorer} (score 1.0 when the adapter is active,
  * 0.8 when it can be loaded), whose strongest preference this filter makes absolute. The router has
  * already excluded replicas that can neither hold nor load the adapter; this filter prefers those that
- * need no load (seed 000: an 800 ms adapter load sends R1 from second place to last).
+ * need no load (in docs/cost-model.md, "An adapter load", an 800 ms load sends R1 from second place
+ * to last).
  *
  * <p>The delegate sees a {@link RoutingContext} whose candidate lists are filtered; its views are the
  * router's own, so its decision is valid as is. Filtering allocates one list per adapter request when

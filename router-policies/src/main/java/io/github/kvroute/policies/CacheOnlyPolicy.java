@@ -12,11 +12,11 @@ import java.util.List;
  * whatever its queue. Ties (including "nobody holds anything") are broken uniformly at random, so
  * cold traffic is spread rather than all sent to the first replica; load never enters the choice.
  *
- * <p>Source: seed 000 ("Worked example: partial locality wins"): R0 holds all 4,000 reusable tokens
- * behind a 300 ms queue, R1 is idle with no match, R2 holds 2,000 tokens behind 100 ms. "Cache-only
- * routing chooses R0; least-queue chooses R1"; the hybrid cost picks R2 (220 ms). This policy exists
- * to be beaten: it is what pure cache affinity does without a load guard (DESIGN.md, "Pure cache
- * affinity hot-spots").
+ * <p>In the worked example of docs/cost-model.md ("Partial locality wins"), R0 holds all 4,000
+ * reusable tokens behind a 300 ms queue, R1 is idle with no match, R2 holds 2,000 tokens behind
+ * 100 ms: cache-only routing chooses R0, least-queue R1, and the hybrid cost R2 (220 ms). This
+ * policy exists to be beaten: it is what pure cache affinity does without a load guard, piling a
+ * hot prefix onto one replica.
  *
  * <p>Signal: {@link CandidateView#matchedTokens()} from the router's prefix index (approximate or
  * KV-event exact mode).

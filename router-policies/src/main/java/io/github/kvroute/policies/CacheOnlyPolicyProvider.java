@@ -16,7 +16,7 @@ public final class CacheOnlyPolicyProvider extends RoutingPolicyProvider {
 
   @Override
   public String description() {
-    return "longest cached prefix, load-blind (seed 000's strawman)";
+    return "longest cached prefix, load-blind (the strawman to beat)";
   }
 
   @Override

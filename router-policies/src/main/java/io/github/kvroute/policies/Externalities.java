@@ -16,7 +16,7 @@ import java.util.List;
  * recently used blocks, typically another prefix kept because it is in use: the next request for it
  * there recomputes it. The placement's new blocks are the prompt's blocks beyond the match; those that
  * do not fit in the mirrored capacity evict as many blocks, each priced at the replica's prefill cost
- * per token. On seed 001's multi-tenant shape this is the difference between scattering tenants over
+ * per token. On the multi-tenant scenario this is the difference between scattering tenants over
  * cold replicas whenever a queue forms (TTFT p99 365 ms) and keeping them warm (76 ms).
  *
  * <p><b>Queueing.</b> Prefill work {@code w} placed on a replica also delays the requests that arrive

@@ -15,15 +15,17 @@ import java.util.Optional;
 /**
  * The default: place each request where its estimated time to first token is least, counting waiting,
  * recomputing the missing prefix, loading adapters or moving KV, and the risk of trusting stale
- * telemetry — seed 000's hybrid score, with admission as the veto after it — plus what the placement
- * costs other requests (cache pollution by default; see {@link Externalities}).
+ * telemetry — the router's hybrid cost (docs/cost-model.md), with admission as the veto after it —
+ * plus what the placement costs other requests (cache pollution by default; see
+ * {@link Externalities}).
  *
  * <h2>Design notes</h2>
  * The terms come from the router's own estimate ({@link RoutingContext#estimate}), in milliseconds, so
- * each weight is dimensionless and a weight of 1 everywhere means "minimise predicted TTFT". Seed 000's
- * worked example (0.06 ms per missing token, 4,000 reusable tokens): R0 = 300 + 0, R1 = 0 + 240,
- * R2 = 100 + 120 = 220, so R2 wins; cache-only would pick R0 and least-queue R1. Preble (ICLR 2025)
- * makes the same argument: prefix reuse and load must be optimised together.
+ * each weight is dimensionless and a weight of 1 everywhere means "minimise predicted TTFT". The
+ * worked example of docs/cost-model.md ("Partial locality wins"; 0.06 ms per missing token, 4,000
+ * reusable tokens): R0 = 300 + 0, R1 = 0 + 240, R2 = 100 + 120 = 220, so R2 wins; cache-only would
+ * pick R0 and least-queue R1. Preble (ICLR 2025) makes the same argument: prefix reuse and load
+ * must be optimised together.
  *
  * <p>The ranking score is the weighted terms plus the externalities; the decision carries the
  * predicted TTFT (the unweighted estimate) as its {@linkplain RoutingDecision#cost() cost}, because that

@@ -11,15 +11,15 @@ import java.util.List;
  * Routes to the candidate with the least outstanding work in tokens: prompt plus remaining output
  * budget, summed over everything in flight there.
  *
- * <p>Source: seed 001 (chapter 18, "Least outstanding tokens"): {@code _outstanding_tokens(engine)}
- * sums {@code prompt_len + max(max_tokens - generated, 0)} over the waiting and running requests and
- * the policy returns {@code min(range(len(replicas)), key=loads)}, so ties go to the first replica in
- * order. Here the candidates are in the router's stable order (by replica id).
+ * <p>Rule: a replica's outstanding tokens are {@code prompt_len + max(max_tokens - generated,  0)}
+ * summed over its waiting and running requests; the least wins, ties to the first replica in order.
+ * Here the candidates are in the router's stable order (by replica id).
  *
  * <p>Signal: {@link CandidateView#estimatedOutstandingTokens()}: the replica's reported queued prefill
  * plus outstanding decode tokens, plus what this router sent since that report; when the replica
- * reports neither field, this router's own in-flight prompt plus planned output tokens. The seed reads
- * the engines' queues directly; a router sees them through telemetry, corrected by its own sends.
+ * reports neither field, this router's own in-flight prompt plus planned output tokens. A scheduler
+ * inside the engines would read their queues directly; a router sees them through telemetry,
+ * corrected by its own sends.
  *
  * <p>Thread-safety: stateless.
  */

@@ -16,7 +16,7 @@ public final class LeastOutstandingTokensPolicyProvider extends RoutingPolicyPro
 
   @Override
   public String description() {
-    return "least prompt + remaining output tokens in flight (seed 001)";
+    return "least prompt + remaining output tokens in flight";
   }
 
   @Override

@@ -14,29 +14,24 @@ import java.util.List;
  * preferred replica carries more than {@code max_imbalance} times the mean load, send the request to
  * the least-loaded replica instead.
  *
- * <p>Source: seed 001 (chapter 18, {@code prefix-affinity}, defaults {@code prefix_length = 64},
- * {@code max_imbalance = 2.0}):
- * <pre>
- * preferred = hash(prompt[:64]) % len(replicas)
- * loads = [_outstanding_tokens(r) for r in replicas]
- * mean = sum(loads) / len(loads)
- * if mean > 0 and loads[preferred] > max_imbalance * mean:
- *     return min(range(len(replicas)), key=lambda i: loads[i])   # first on ties
- * return preferred
- * </pre>
- * Seed 003 and DESIGN.md ask for a consistent hash so that membership changes move few keys; the
- * seed's {@code hash % n} remaps almost every key when {@code n} changes. Here the preferred replica is
- * chosen by rendezvous (highest-random-weight) hashing over the candidates' ids: a joining replica
- * takes about {@code 1/(N+1)} of the keys and a leaving one gives up only its own.
+ * <p>The rule (defaults {@code prefix_tokens = 64}, {@code max_imbalance = 2.0}; docs/policies.md,
+ * "prefix-affinity"): the prompt's first tokens pick the preferred candidate; when the mean load
+ * over the candidates is positive and the preferred one's load exceeds {@code max_imbalance} times
+ * it, the least-loaded candidate gets the request instead (the first in order on ties).
+ *
+ * <p>A consistent hash moves few keys when membership changes, where a plain {@code hash % n}
+ * remaps almost every key when {@code n} changes. Here the preferred replica is chosen by
+ * rendezvous (highest-random-weight) hashing over the candidates' ids: a joining replica takes
+ * about {@code 1/(N+1)} of the keys and a leaving one gives up only its own.
  *
  * <p>Key: the router does not keep token ids, only chained block hashes, and the hash of block
  * {@code i} stands for the whole prefix up to it. The key is the hash of the block containing token
  * {@code prefix_tokens}; a shorter prompt uses its last full block (the unhashed partial last block is
- * not part of the key, where the seed would hash those tokens too). A prompt with no hashed block
- * (shorter than one block, or {@link PromptKey#unhashed}) has no prefix identity to be affine to and
- * goes to the least-loaded replica, the seed's own fallback.
+ * not part of the key, although hashing raw tokens would include them). A prompt with no hashed
+ * block (shorter than one block, or {@link PromptKey#unhashed}) has no prefix identity to be affine
+ * to and goes to the least-loaded replica.
  *
- * <p>Load: {@link CandidateView#estimatedOutstandingTokens()}, seed 001's outstanding tokens (prompt
+ * <p>Load: {@link CandidateView#estimatedOutstandingTokens()}, the outstanding tokens (prompt
  * plus remaining output over everything in flight), as reported and corrected by this router's sends.
  *
  * <p>Thread-safety: immutable.

@@ -23,7 +23,7 @@ public final class PrefixAffinityPolicyProvider extends RoutingPolicyProvider {
 
   @Override
   public String description() {
-    return "rendezvous hash of the first N tokens with an imbalance guard (seed 001)";
+    return "rendezvous hash of the first N tokens with an imbalance guard";
   }
 
   @Override

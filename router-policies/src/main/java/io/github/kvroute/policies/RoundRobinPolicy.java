@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Sends each request to the next eligible replica in turn: the default of every generic load balancer
- * and the baseline everywhere (seed 001). It balances request <em>counts</em>, the wrong quantity
+ * and the baseline everywhere. It balances request <em>counts</em>, the wrong quantity
  * twice over: LLM requests differ ~100x in cost, and spreading them scatters shared prefixes so that
  * every replica recomputes every prefix.
  *

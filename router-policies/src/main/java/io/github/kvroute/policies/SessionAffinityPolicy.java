@@ -15,10 +15,10 @@ import java.util.List;
  * Sticky sessions with a per-turn escape: each turn of a session goes back to the replica that served
  * the last one (where its conversation prefix is warm), unless staying costs more than leaving.
  *
- * <p>Source: seed 000 ("Sessions need a state policy"): "Sticky routing should have an escape. [...]
- * The escape condition should be evaluated per turn, not per session — a sticky session that cannot
- * break affinity turns its worker's queue into the user's latency." The sticky TTL default, 2 hours,
- * is vLLM Router's ({@code vllm-project/router}, {@code VLLM_ROUTER_SLL_SESSION_EXPIRATION_IN_S});
+ * <p>Why an escape, and why per turn: a session that can never leave its replica turns that
+ * replica's queue into the user's latency, so the choice to stay is made again on every turn, not
+ * once per session (docs/policies.md, "session-affinity"). The sticky TTL default, 2 hours, is vLLM
+ * Router's ({@code vllm-project/router}, {@code VLLM_ROUTER_SLL_SESSION_EXPIRATION_IN_S});
  * llm-d's {@code prefix-cache-affinity-filter} breaks stickiness the same way, on a predicted-TTFT
  * penalty.
  *

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Seed 000's placement example and hybrid-cost's tie and staleness rules, through a real router. */
+/** The placement example of docs/cost-model.md and hybrid-cost's tie and staleness rules. */
 class HybridCostGoldenTest {
   private static final String MODEL = "llama-3-70b";
   private static final Offset<Double> EXACT = within(1e-9);

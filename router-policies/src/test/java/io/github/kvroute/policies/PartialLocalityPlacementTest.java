@@ -16,11 +16,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Seed 000's worked placement through the real router: R0 holds all 4,000 reusable tokens behind a
- * 300 ms queue, R1 is idle with nothing, R2 holds 2,000 behind 100 ms, at 0.06 ms per missing token.
- * "Cache-only routing chooses R0"; the hybrid cost chooses R2 (300 / 240 / 220 ms).
+ * The worked placement of docs/cost-model.md through the real router: R0 holds all 4,000 reusable
+ * tokens behind a 300 ms queue, R1 is idle with nothing, R2 holds 2,000 behind 100 ms, at 0.06 ms
+ * per missing token. Cache-only routing chooses R0; the hybrid cost chooses R2 (300 / 240 /
+ * 220 ms).
  */
-class Seed000PlacementTest {
+class PartialLocalityPlacementTest {
   private static final String MODEL = "llama-3-70b";
 
   @ParameterizedTest(name = "{0} -> {1}")

@@ -19,7 +19,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 
-/** Seed 001's prefix affinity with its imbalance guard, on rendezvous hashing. */
+/** Prefix affinity with its imbalance guard, on rendezvous hashing. */
 class PrefixAffinityPolicyTest {
   private static final RoutingPolicy POLICY = Policies.create("prefix-affinity");
   private static final Request REQUEST = TestRequests.request(200, 3);
@@ -39,7 +39,7 @@ class PrefixAffinityPolicyTest {
   }
 
   @Example
-  void seed001Guard() {
+  void guardAboveTwiceTheMeanLoad_sendsToTheLeastLoaded_firstOnTies() {
     // an idle fleet: mean 0, no guard
     assertThat(route(0, 0, 0)).isEqualTo("preferred");
     // mean (500 + 100 + 200) / 3 = 266.7; 500 <= 533.3: stay

@@ -19,7 +19,7 @@ import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Scale;
 
-/** Sticky sessions with seed 000's per-turn escape. */
+/** Sticky sessions with a per-turn escape. */
 class SessionAffinityPolicyProperties {
   private final ManualTicker ticker = new ManualTicker();
 

@@ -7,7 +7,7 @@ import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
- * The numbers one run accumulates, by the definitions of DESIGN.md "Metric definitions": request
+ * The numbers one run accumulates, by docs/simulator.md, "Metric definitions": request
  * counts by how they ended (with reasons), TTFT and end-to-end latency over completed requests, prompt
  * tokens reused and recomputed, work per replica, and the wall-clock time of each routing decision.
  *

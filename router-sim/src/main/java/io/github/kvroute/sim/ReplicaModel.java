@@ -21,7 +21,7 @@ import java.util.Set;
  * <p>Real engines come from {@link EnginePreset} (the constants derived from a model and its GPUs).
  * The builder's defaults are a small worked example for hand-computed tests, not an engine: no attention
  * or KV-read term, so a lone 1,000-token prompt on an idle replica gets its first token after
- * {@code 8 + 0.06 + 20 + 0.035 x 1,000 = 63.06 ms}: "55 ms plus one decode step".
+ * {@code 8 + 0.06 + 20 + 0.035 x 1,000 = 63.06 ms}: the 55 ms prefill plus one decode step.
  *
  * <pre>{@code
  * ReplicaModel small = EnginePreset.named("llama3-8b-h100").orElseThrow().replicaModel()
@@ -65,7 +65,7 @@ public final class ReplicaModel {
     coldStartMillis = b.coldStartMillis;
   }
 
-  /** Seed 000's constants and vLLM-like limits; see the builder for each default. */
+  /** The router's default cost constants and vLLM-like limits; see the builder for each default. */
   public static ReplicaModel defaults() {
     return DEFAULTS;
   }

@@ -85,7 +85,7 @@ public final class Scenarios {
   }
 
   /**
-   * {@code multi-tenant} (seed 001): 6 tenants with system prompts of 2,600-3,000 tokens, unique
+   * {@code multi-tenant}: 6 tenants with system prompts of 2,600-3,000 tokens, unique
    * user turns of 32-128 tokens, outputs of 16-64, Poisson {@value #MULTI_TENANT_RPS} req/s over 4
    * replicas whose KV holds 7,168 tokens: two system prompts beside a small running batch, never
    * all six. Round-robin makes every replica cycle through all six prompts (hits about 2 in 6, and
@@ -96,7 +96,7 @@ public final class Scenarios {
     return Scenario.newBuilder()
         .name("multi-tenant")
         .description("6 tenants' ~3k-token system prompts, 4 replicas that keep ~2 warm each;"
-            + " Poisson " + rate(MULTI_TENANT_RPS) + " req/s, SLO 500 ms (seed 001)")
+            + " Poisson " + rate(MULTI_TENANT_RPS) + " req/s, SLO 500 ms")
         .workload(new SyntheticWorkload(ArrivalProcess.poisson(MULTI_TENANT_RPS),
             Shapes.tenants(new int[] {3_000, 2_800, 2_600, 3_000, 2_800, 2_600}, 32, 128, 16, 64)))
         .replicas(4)
@@ -107,7 +107,7 @@ public final class Scenarios {
   }
 
   /**
-   * {@code hot-prefix} (seed 000's practice): 3 replicas with 32,768 tokens of KV; bursty arrivals
+   * {@code hot-prefix}: 3 replicas with 32,768 tokens of KV; bursty arrivals
    * ({@value #HOT_PREFIX_RPS} req/s, bursts of three times that; at 20 req/s a burst lasts 2 s on
    * average, every 10 s, and both periods shrink as the rate grows); telemetry every 250 ms
    * arriving 250 ms late; one 6,000-token prefix whose share grows from 5% to 70% of the traffic
@@ -119,7 +119,7 @@ public final class Scenarios {
         .name("hot-prefix")
         .description("one 6k-token prefix grows from 5% to 70% of traffic on 3 replicas; bursty "
             + rate(HOT_PREFIX_RPS) + "-" + rate(3 * HOT_PREFIX_RPS)
-            + " req/s, telemetry 250 ms late, SLO 1 s (seed 000)")
+            + " req/s, telemetry 250 ms late, SLO 1 s")
         .workload(new SyntheticWorkload(ArrivalProcess.bursty(HOT_PREFIX_RPS, 3 * HOT_PREFIX_RPS,
             8 * 20 / HOT_PREFIX_RPS, 2 * 20 / HOT_PREFIX_RPS),
             Shapes.hotPrefix(24, 2_000, 6_000, 0.05, 0.70, 32, 256, 16, 128)))
@@ -133,7 +133,7 @@ public final class Scenarios {
   }
 
   /**
-   * {@code rag-long-docs} (seed 003): Zipf(1.1) over 200 documents of 4,000-16,000 tokens,
+   * {@code rag-long-docs}: Zipf(1.1) over 200 documents of 4,000-16,000 tokens,
    * questions of 32-256 tokens, input:output 19-47:1, Poisson {@value #RAG_LONG_DOCS_RPS} req/s
    * over 4 replicas with 131,072 tokens of KV each. Prefill dominates, so every recomputed document
    * costs hundreds of milliseconds. 2 s TTFT objective, 1,500 requests.
@@ -142,7 +142,7 @@ public final class Scenarios {
     return Scenario.newBuilder()
         .name("rag-long-docs")
         .description("prefill-heavy RAG: Zipf over 200 documents of 4k-16k tokens, input:output"
-            + " 19-47:1, Poisson " + rate(RAG_LONG_DOCS_RPS) + " req/s, SLO 2 s (seed 003)")
+            + " 19-47:1, Poisson " + rate(RAG_LONG_DOCS_RPS) + " req/s, SLO 2 s")
         .workload(new SyntheticWorkload(ArrivalProcess.poisson(RAG_LONG_DOCS_RPS),
             Shapes.rag(200, 1.1, 4_000, 16_000, 32, 256)))
         .replicas(4)

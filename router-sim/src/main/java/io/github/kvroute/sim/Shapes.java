@@ -33,8 +33,9 @@ final class Shapes {
   }
 
   /**
-   * Seed 001's shape: each request picks one of {@code systemTokens.length} tenants uniformly; its
-   * prompt is that tenant's system prompt then a unique user turn; outputs are short.
+   * The multi-tenant shape: each request picks one of {@code systemTokens.length} tenants
+   * uniformly; its prompt is that tenant's system prompt then a unique user turn; outputs are
+   * short.
    */
   static RequestShape tenants(int[] systemTokens, int userMin, int userMax, int outMin, int outMax) {
     int[] system = systemTokens.clone();
@@ -58,8 +59,8 @@ final class Shapes {
   }
 
   /**
-   * Seed 000's practice: background documents chosen uniformly, plus one hot document whose share of
-   * the traffic grows linearly from {@code hotFrom} to {@code hotTo} over the run.
+   * The hot-prefix shape: background documents chosen uniformly, plus one hot document whose share
+   * of the traffic grows linearly from {@code hotFrom} to {@code hotTo} over the run.
    */
   static RequestShape hotPrefix(int backgroundDocs, int docTokens, int hotTokens, double hotFrom,
       double hotTo, int questionMin, int questionMax, int outMin, int outMax) {
@@ -93,7 +94,7 @@ final class Shapes {
   }
 
   /**
-   * Seed 003's RAG profile: Zipf over {@code docs} long documents (lengths fixed per document, drawn
+   * The RAG shape: Zipf over {@code docs} long documents (lengths fixed per document, drawn
    * once from {@code [docMin, docMax]}), a short question, and an output {@code 1/19..1/47} of the
    * prompt (prefill-heavy, input:output 19-47:1).
    */

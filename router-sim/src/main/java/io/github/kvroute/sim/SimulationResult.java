@@ -10,7 +10,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 
 /**
- * What one policy did on one scenario, by the definitions of DESIGN.md "Metric definitions".
+ * What one policy did on one scenario, as docs/simulator.md ("Metric definitions") defines it.
  *
  * <ul>
  *   <li>{@code offered} requests in the workload; {@code admitted} routed at least once;

@@ -23,7 +23,7 @@ class ReplicaTimelineTest {
 
   @Test
   void lonePromptGetsItsFirstTokenAfterOneStep() {
-    // seed 000: "20 + 0.035 x 1,000 = 55 ms plus one decode step"
+    // 20 + 0.035 x 1,000 = 55 ms of prefill plus one decode step (docs/cost-model.md)
     var run = runRecorded(oneReplica(List.of(unique("a", 0, 1_000, 1, 1))).build(), "round-robin");
 
     assertThat(run.get("a").ttftNanos()).isEqualTo(nanos(63.06));

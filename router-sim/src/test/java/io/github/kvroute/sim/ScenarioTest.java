@@ -102,7 +102,7 @@ class ScenarioTest {
   }
 
   @Test
-  void replicaModelDefaultsAreSeed000s() {
+  void replicaModelDefaults_20MsPlus0035PerToken_8MsPlus006PerSequence() {
     ReplicaModel m = ReplicaModel.defaults();
     assertThat(m.prefillOverheadMillis()).isEqualTo(20);
     assertThat(m.prefillMillisPerToken()).isEqualTo(0.035);
