@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
  * {@code kvroute-sim compare}: every chosen policy on one scenario (or trace), as a table or CSV on
  * stdout and a report with charts in {@code --out}.
  */
-@Command(name = "compare", description = "Run policies side by side on a scenario or a trace.")
+@Command(name = "compare", mixinStandardHelpOptions = true,
+    description = "Run policies side by side on a scenario or a trace.")
 final class CompareCommand implements Callable<Integer> {
   /** Appended to a policy's name on its oracle row. */
   private static final String ORACLE_SUFFIX = "+oracle";

@@ -45,7 +45,7 @@ public final class KvrouteSim implements Callable<Integer> {
   }
 
   /** Routes the cost model's worked examples and prints each decision with its cost breakdown. */
-  @Command(name = "demo",
+  @Command(name = "demo", mixinStandardHelpOptions = true,
       description = "Route the cost model's worked examples and explain each decision.")
   static final class DemoCommand implements Callable<Integer> {
     @Override

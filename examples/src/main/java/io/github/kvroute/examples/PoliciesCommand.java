@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code kvroute-sim policies}: the registered policy names, one per line. */
-@Command(name = "policies",
+@Command(name = "policies", mixinStandardHelpOptions = true,
     description = "List registered routing policies (found through ServiceLoader), one per line.")
 final class PoliciesCommand implements Callable<Integer> {
   @Spec

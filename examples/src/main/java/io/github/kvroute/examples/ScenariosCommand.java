@@ -9,7 +9,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code kvroute-sim scenarios}: the named scenarios with a one-line description each. */
-@Command(name = "scenarios", description = "List the named scenarios, one per line with a description.")
+@Command(name = "scenarios", mixinStandardHelpOptions = true,
+    description = "List the named scenarios, one per line with a description.")
 final class ScenariosCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

@@ -46,6 +46,14 @@ class KvrouteSimTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"compare", "policies", "scenarios", "demo"})
+  void everySubcommandPrintsItsHelpAndExitsZero(String subcommand) {
+    Run r = run(subcommand, "--help");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("Usage: kvroute-sim " + subcommand).contains("--help");
+  }
+
   @Test
   void policiesListsEveryRegisteredPolicyOnePerLine() {
     Run r = run("policies");
