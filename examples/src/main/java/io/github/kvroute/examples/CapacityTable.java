@@ -56,27 +56,9 @@ final class CapacityTable {
     List<List<String>> all = new ArrayList<>();
     all.add(header);
     all.addAll(rows.values());
-    int[] width = new int[header.size()];
-    for (List<String> row : all) {
-      for (int c = 0; c < row.size(); c++) {
-        width[c] = Math.max(width[c], row.get(c).length());
-      }
-    }
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+    return String.format(Locale.ROOT,
         "capacity_rps: highest offered req/s with SLO attainment >= %.0f%% (interpolated on the sweep)%n",
-        CapacityAtSlo.ATTAINMENT * 100));
-    for (List<String> row : all) {
-      for (int c = 0; c < row.size(); c++) {
-        String cell = row.get(c);
-        if (c == 0) {
-          out.append(cell).append(" ".repeat(width[c] - cell.length()));
-        } else {
-          out.append("  ").append(" ".repeat(width[c] - cell.length())).append(cell);
-        }
-      }
-      out.append('\n');
-    }
-    return out.toString();
+        CapacityAtSlo.ATTAINMENT * 100) + TextTable.render(all);
   }
 
   private static String trim(double scale) {

@@ -12,30 +12,11 @@ final class ResultTable {
   private ResultTable() {}
 
   static String render(List<SimulationResult> results) {
-    String[] header = SimulationResult.CSV_HEADER.split(",");
-    List<String[]> rows = new ArrayList<>();
-    rows.add(header);
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of(SimulationResult.CSV_HEADER.split(",")));
     for (SimulationResult r : results) {
-      rows.add(r.csvRow().split(",", -1));
+      rows.add(List.of(r.csvRow().split(",", -1)));
     }
-    int[] width = new int[header.length];
-    for (String[] row : rows) {
-      for (int c = 0; c < row.length; c++) {
-        width[c] = Math.max(width[c], row[c].length());
-      }
-    }
-    StringBuilder out = new StringBuilder();
-    for (String[] row : rows) {
-      for (int c = 0; c < row.length; c++) {
-        String cell = row[c];
-        if (c == 0) {
-          out.append(cell).append(" ".repeat(width[c] - cell.length()));
-        } else {
-          out.append("  ").append(" ".repeat(width[c] - cell.length())).append(cell);
-        }
-      }
-      out.append('\n');
-    }
-    return out.toString();
+    return TextTable.render(rows);
   }
 }
