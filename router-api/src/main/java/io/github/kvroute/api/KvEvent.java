@@ -55,20 +55,29 @@ public final class KvEvent {
     return new KvEvent(Type.CLEARED, replicaId, epoch, NONE);
   }
 
-  /** {@link #stored} from engine hashes in {@code namespace}. */
+  /**
+   * {@link #stored} from engine hashes in {@code namespace}.
+   *
+   * @throws IllegalArgumentException if {@code namespace} is {@linkplain CacheNamespace#keyed keyed}
+   *     (engine hashes are unkeyed: exact mode cannot be keyed)
+   */
   public static KvEvent storedEngineHashes(
       String replicaId, long epoch, CacheNamespace namespace, long... engineHashes) {
     return new KvEvent(Type.STORED, replicaId, epoch, mapped(namespace, engineHashes));
   }
 
-  /** {@link #removed} from engine hashes in {@code namespace}. */
+  /**
+   * {@link #removed} from engine hashes in {@code namespace}.
+   *
+   * @throws IllegalArgumentException if {@code namespace} is {@linkplain CacheNamespace#keyed keyed}
+   */
   public static KvEvent removedEngineHashes(
       String replicaId, long epoch, CacheNamespace namespace, long... engineHashes) {
     return new KvEvent(Type.REMOVED, replicaId, epoch, mapped(namespace, engineHashes));
   }
 
   private static long[] mapped(CacheNamespace namespace, long[] engineHashes) {
-    long seed = Checks.notNull(namespace, "namespace").seed();
+    long seed = Checks.notNull(namespace, "namespace").requireUnkeyed().seed();
     long[] keys = Checks.notNull(engineHashes, "engineHashes").clone();
     for (int i = 0; i < keys.length; i++) {
       keys[i] = BlockHashing.foreign(seed, keys[i]);

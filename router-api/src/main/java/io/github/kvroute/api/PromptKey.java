@@ -24,6 +24,9 @@ import java.util.Arrays;
  * PromptKey key = PromptKey.ofTokens(tokenIds, CacheNamespace.of("llama-3-70b", "v2", null));
  * }</pre>
  *
+ * <p>No prompt text or token id is kept: a key holds its block hashes and counts only. Hashes are
+ * unkeyed unless the namespace is {@linkplain CacheNamespace#keyed keyed} with a host secret.
+ *
  * <p>Immutable and thread-safe. Building one allocates a single array; hashing allocates nothing per
  * block.
  */
@@ -66,7 +69,7 @@ public final class PromptKey {
     long h = seed;
     for (int b = 0; b < blocks; b++) {
       h = BlockHashing.tokens(h, tokenIds, b * blockSizeTokens, blockSizeTokens);
-      hashes[b] = h;
+      hashes[b] = namespace.publish(h);
     }
     return new PromptKey(hashes, blockSizeTokens, tokenIds.length, seed);
   }
@@ -99,7 +102,7 @@ public final class PromptKey {
     long h = seed;
     for (int b = 0; b < blocks; b++) {
       h = BlockHashing.chars(h, text, b * charsPerBlock, charsPerBlock);
-      hashes[b] = h;
+      hashes[b] = namespace.publish(h);
     }
     int tokens = (int) ((text.length() + (long) charsPerToken - 1) / charsPerToken);
     return new PromptKey(hashes, blockSizeTokens, tokens, seed);
@@ -124,7 +127,7 @@ public final class PromptKey {
         "<= ceil(tokenCount / blockSizeTokens) = " + maxBlocks);
     long[] hashes = blockHashes.length == 0 ? NO_BLOCKS : new long[blockHashes.length];
     for (int i = 0; i < hashes.length; i++) {
-      hashes[i] = BlockHashing.foreign(seed, blockHashes[i]);
+      hashes[i] = namespace.publish(BlockHashing.foreign(seed, blockHashes[i]));
     }
     return new PromptKey(hashes, blockSizeTokens, tokenCount, seed);
   }
@@ -141,9 +144,13 @@ public final class PromptKey {
   /**
    * The key a hash computed elsewhere takes in {@code namespace}: the same mapping
    * {@link #ofBlockHashes} applies, for hosts translating engine KV events.
+   *
+   * @throws IllegalArgumentException if {@code namespace} is {@linkplain CacheNamespace#keyed keyed}:
+   *     engine KV events carry unkeyed hashes (exact mode cannot be keyed)
    */
   public static long namespacedHash(CacheNamespace namespace, long foreignHash) {
-    return BlockHashing.foreign(Checks.notNull(namespace, "namespace").seed(), foreignHash);
+    return BlockHashing.foreign(
+        Checks.notNull(namespace, "namespace").requireUnkeyed().seed(), foreignHash);
   }
 
   /** Number of hashed blocks. */
