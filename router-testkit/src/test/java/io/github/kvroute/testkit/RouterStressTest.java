@@ -2,13 +2,9 @@ package io.github.kvroute.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.Request;
-import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
-import io.github.kvroute.api.RoutingPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -54,28 +50,6 @@ class RouterStressTest {
           .anyMatch(v -> v.startsWith("stats().routed() = routed as the host saw it"))
           .anyMatch(v -> v.startsWith("stats().inFlight() with every attempt closed: 1 "))
           .anyMatch(v -> v.startsWith(d.replicaId() + " inFlightRequests with every attempt closed: 1 "));
-    }
-  }
-
-  /** Argmin of the router's own estimate: exercises the per-replica books on every route. */
-  private static final class LeastEstimate implements RoutingPolicy {
-    @Override
-    public String name() {
-      return "least-estimate";
-    }
-
-    @Override
-    public RoutingDecision route(RoutingContext context) {
-      CandidateView best = null;
-      CostBreakdown bestCost = null;
-      for (CandidateView c : context.candidates()) {
-        CostBreakdown cost = context.estimate(c);
-        if (bestCost == null || cost.totalMillis() < bestCost.totalMillis()) {
-          best = c;
-          bestCost = cost;
-        }
-      }
-      return best == null ? context.noCandidates() : RoutingDecision.routed(best, bestCost);
     }
   }
 }
