@@ -20,12 +20,18 @@ import io.github.kvroute.testkit.AbsurdArbitraries.KvEventInput;
 import io.github.kvroute.testkit.AbsurdArbitraries.OutcomeInput;
 import io.github.kvroute.testkit.AbsurdArbitraries.RequestInput;
 import io.github.kvroute.testkit.AbsurdArbitraries.SnapshotInput;
+import io.github.kvroute.api.RouterListener;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -105,8 +111,9 @@ class AbsurdInputProperties {
   @Property(tries = 300)
   void aRouterAnswersEveryInputThatBuildsWithAValue(@ForAll("steps") List<Object> steps) {
     ManualTicker ticker = new ManualTicker();
+    PluginFailures failures = new PluginFailures();
     try (Router router = Router.newBuilder().policy(new LeastEstimate()).ticker(ticker).seed(5)
-        .indexBudgetBytes(BUDGET).build()) {
+        .indexBudgetBytes(BUDGET).listener(failures).build()) {
       for (int i = 0; i < AbsurdArbitraries.FLEET; i++) {
         router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("replica-" + i)
             .model(KvrouteArbitraries.MODEL).build());
@@ -117,6 +124,7 @@ class AbsurdInputProperties {
         n++;
         play(router, ticker, step, n, routed);
         assertSane(router, "after step " + n + ": " + step);
+        assertThat(failures.seen).as("plugin failures after step %d: %s", n, step).isEmpty();
       }
       for (Routed r : routed) {
         Outcome close = Outcome.newBuilder().requestId(r.request().id()).attempt(r.request().attempt())
@@ -138,7 +146,39 @@ class AbsurdInputProperties {
     }
   }
 
+  /**
+   * The smallest case the fuzz found after the arithmetic fixes: a replica reporting a subnormal
+   * prefill rate (so an infinite time per token) and an empty prompt, where 0 tokens x infinity made
+   * the built-in prefill term and the queue estimate NaN.
+   */
+  @Example
+  void anEmptyPromptOnAReplicaReportingASubnormalPrefillRateCostsNoNaN() {
+    PluginFailures failures = new PluginFailures();
+    try (Router router = Router.newBuilder().policy(new LeastEstimate()).ticker(new ManualTicker())
+        .indexBudgetBytes(BUDGET).listener(failures).build()) {
+      router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("replica-0").epoch(0)
+          .model(KvrouteArbitraries.MODEL).prefillTokensPerSecond(Double.MIN_VALUE).build());
+      RoutingDecision d = router.route(Request.newBuilder().id("empty").model(KvrouteArbitraries.MODEL)
+          .prompt(PromptKey.unhashed(0)).build());
+
+      assertThat(failures.seen).as("decision %s", d).isEmpty();
+      assertThat(router.replicas().get(0).estimatedQueueMillis()).isNotNaN();
+    }
+  }
+
   private record Routed(Request request, RoutingDecision decision) {}
+
+  /** Plugins here are the test's own (a policy, standard admission): none may fail. */
+  private static final class PluginFailures implements RouterListener {
+    final List<String> seen = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onPluginFailure(String plugin, Throwable error) {
+      StringWriter trace = new StringWriter();
+      error.printStackTrace(new PrintWriter(trace));
+      seen.add(plugin + ": " + trace.toString().lines().limit(8).collect(Collectors.joining("\n")));
+    }
+  }
 
   private record Remove(String replicaId) {}
 
@@ -209,7 +249,6 @@ class AbsurdInputProperties {
     assertThat(s.routed()).as("routed = inFlight + applied + expired + orphaned %s", when)
         .isEqualTo(s.inFlight() + s.outcomesApplied() + s.expired() + s.orphaned());
     assertThat(s.indexBytes()).as("index bytes %s", when).isLessThanOrEqualTo(s.indexBudgetBytes());
-    assertThat(s.pluginFailures()).as("plugin failures %s", when).isZero();
     for (ReplicaStatus r : replicas) {
       String what = r.replicaId() + " " + when;
       assertThat(r.inFlightRequests()).as("inFlightRequests of %s", what).isNotNegative();
