@@ -5,6 +5,7 @@ import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RouterListener;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.UpdateResult;
 import io.github.kvroute.core.Router;
@@ -92,6 +93,15 @@ public final class RouterStress implements AutoCloseable {
       Objects.requireNonNull(leaseTimeout, "leaseTimeout: null (expected: non-null)");
     }
 
+    /**
+     * The thread-safety check of {@link RoutingPolicyContract}: 4 routing threads x 250 routes, 6
+     * replicas, 300 churn steps, 100 KV events, a 10-minute lease (nothing expires).
+     */
+    public static Config contract() {
+      return new Config(4, 6, 250, 250, 100, 300, 25, 1_024, false, 1L << 20,
+          Duration.ofMinutes(10), 99);
+    }
+
     /** A few seconds on two cores: 4 routing threads x 1,500 routes, 6 replicas, 256 KiB budget. */
     public static Config bounded() {
       return new Config(4, 6, 1_500, 1_500, 600, 300, 40, 2_048, false, 256 << 10,
@@ -163,16 +173,33 @@ public final class RouterStress implements AutoCloseable {
   private int phases;
   private final SplittableRandom random;
 
+  /** How a host or a contract builds the router under stress. */
+  @FunctionalInterface
+  public interface RouterFactory {
+    /** A router on {@code ticker}, seeded with {@code seed}, reporting to {@code listener}. */
+    Router create(ManualTicker ticker, long seed, RouterListener listener);
+  }
+
   /**
-   * Builds the router with this stress's ticker, seed, listener, index budget and lease timeout;
-   * {@code policy} sets the rest (at least the policy).
+   * Builds the router with this stress's ticker, seed, listener, and the config's index budget and
+   * lease timeout; {@code policy} sets the rest (at least the policy).
    */
   public RouterStress(Config config, Consumer<Router.Builder> policy) {
+    this(config, (ticker, seed, listener) -> {
+      Router.Builder b = Router.newBuilder().ticker(ticker).seed(seed).listener(listener)
+          .indexBudgetBytes(config.indexBudgetBytes()).leaseTimeout(config.leaseTimeout());
+      policy.accept(b);
+      return b.build();
+    });
+  }
+
+  /**
+   * Stresses the router {@code factory} builds (which must use the ticker and listener it is given;
+   * the config's index budget and lease timeout are then the factory's business).
+   */
+  public RouterStress(Config config, RouterFactory factory) {
     this.config = Objects.requireNonNull(config, "config: null (expected: non-null)");
-    Router.Builder b = Router.newBuilder().ticker(ticker).seed(config.seed()).listener(books)
-        .indexBudgetBytes(config.indexBudgetBytes()).leaseTimeout(config.leaseTimeout());
-    policy.accept(b);
-    this.router = b.build();
+    this.router = factory.create(ticker, config.seed(), books);
     this.epochs = new AtomicLongArray(config.replicas());
     this.random = new SplittableRandom(config.seed());
     for (int k = 0; k < config.replicas(); k++) {

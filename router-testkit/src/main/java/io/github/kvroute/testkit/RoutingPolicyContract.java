@@ -51,8 +51,9 @@ import org.junit.jupiter.api.Test;
  *   <li>an empty fleet, or a fleet with nothing eligible, yields a {@link RejectReason#NO_CANDIDATES}
  *       rejection value, not an exception;
  *   <li>it is deterministic under a seed: two routers fed identically decide identically;
- *   <li>it is thread-safe: concurrent {@code route} calls while the fleet churns leave the router's
- *       books balanced (outcomes for everything, nothing in flight, no plugin failure).
+ *   <li>it is thread-safe: concurrent {@code route} calls while reports, KV events and membership
+ *       churn arrive leave the router's books balanced (a {@link RouterStress} phase: outcomes for
+ *       everything, nothing in flight overall or per replica, the counts adding up, no plugin failure).
  * </ul>
  * Properties run in virtual time ({@link ManualTicker}) with jqwik; tries are modest so a policy's whole
  * contract runs in a few seconds. The test classpath needs the jqwik and JUnit Jupiter engines.
