@@ -2,6 +2,7 @@ package io.github.kvroute.benchmarks;
 
 import io.github.kvroute.api.CacheNamespace;
 import io.github.kvroute.api.PromptKey;
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,6 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * for ns/token; run with {@code -prof gc} to see allocation per operation (one {@code long[]} per
  * prompt plus the key object).
  *
+ * {@code keyed=true} hashes in a {@linkplain CacheNamespace#keyed keyed} namespace (one SipHash-2-4
+ * per published block key on top).
+ *
  * <pre>java -jar router-benchmarks/target/benchmarks.jar PromptHashing -prof gc</pre>
  */
 @State(Scope.Thread)
@@ -34,11 +38,16 @@ public class PromptHashingBenchmark {
   @Param({"1024", "8192"})
   int tokens;
 
+  @Param({"false", "true"})
+  boolean keyed;
+
   int[] prompt;
-  final CacheNamespace ns = CacheNamespace.of("llama-3-70b");
+  CacheNamespace ns;
 
   @Setup
   public void setUp() {
+    CacheNamespace base = CacheNamespace.of("llama-3-70b");
+    ns = keyed ? base.keyed("a benchmark's 32-byte host secret".getBytes(StandardCharsets.UTF_8)) : base;
     SplittableRandom r = new SplittableRandom(1);
     prompt = new int[tokens];
     for (int i = 0; i < tokens; i++) {

@@ -102,9 +102,12 @@ public final class RouterStress implements AutoCloseable {
           Duration.ofMinutes(10), 99);
     }
 
-    /** A few seconds on two cores: 4 routing threads x 1,500 routes, 6 replicas, 256 KiB budget. */
+    /**
+     * A few seconds on two cores: 4 routing threads x 1,500 routes, 6 replicas, 256 KiB budget, KV
+     * events for unknown replicas among the rest.
+     */
     public static Config bounded() {
-      return new Config(4, 6, 1_500, 1_500, 600, 300, 40, 2_048, false, 256 << 10,
+      return new Config(4, 6, 1_500, 1_500, 600, 300, 40, 2_048, true, 256 << 10,
           Duration.ofMillis(200), 1);
     }
 
