@@ -15,9 +15,12 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class KeyedNamespaceTest {
-  private static final byte[] SECRET_A = "0123456789abcdef-host-secret-A".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] SECRET_B = "0123456789abcdef-host-secret-B".getBytes(StandardCharsets.UTF_8);
-  private static final String PROMPT = "You are a helpful assistant. Answer briefly and cite sources. ".repeat(8);
+  private static final byte[] SECRET_A =
+      "0123456789abcdef-host-secret-A".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET_B =
+      "0123456789abcdef-host-secret-B".getBytes(StandardCharsets.UTF_8);
+  private static final String PROMPT =
+      "You are a helpful assistant. Answer briefly and cite sources. ".repeat(8);
 
   @Test
   void sipHashMatchesGuavasReferenceImplementation() {
@@ -115,7 +118,8 @@ class KeyedNamespaceTest {
   void aSecretIsMixedInOnce() {
     CacheNamespace keyed = CacheNamespace.of("m").keyed(SECRET_A);
     assertThatIllegalStateException().isThrownBy(() -> keyed.keyed(SECRET_B))
-        .withMessage("namespace: m (keyed) (expected: an unkeyed namespace; a secret is mixed in once)");
+        .withMessage("namespace: m (keyed) "
+            + "(expected: an unkeyed namespace; a secret is mixed in once)");
   }
 
   @Test

@@ -74,7 +74,8 @@ public final class Soak {
             p.violations().size());
         p.violations().forEach(v -> violations.add("phase " + p.number() + ": " + v));
         if (p.maxRouteNanos() > MAX_ROUTE_MILLIS * 1_000_000) {
-          violations.add(String.format(Locale.ROOT, "phase %d: slowest route(): %.0f ms (expected: <= %d ms)",
+          violations.add(String.format(Locale.ROOT,
+              "phase %d: slowest route(): %.0f ms (expected: <= %d ms)",
               p.number(), p.maxRouteNanos() / 1e6, MAX_ROUTE_MILLIS));
         }
         if (heap > heapBound) {

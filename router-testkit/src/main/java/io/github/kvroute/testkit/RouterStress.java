@@ -49,7 +49,8 @@ import java.util.function.Consumer;
  * are reported, not checked. A soak runs phases until its time is up.
  *
  * <pre>{@code
- * try (RouterStress stress = new RouterStress(RouterStress.Config.bounded(), b -> b.policy("least-request"))) {
+ * RouterStress.Config config = RouterStress.Config.bounded();
+ * try (RouterStress stress = new RouterStress(config, b -> b.policy("least-request"))) {
  *   RouterStress.Phase phase = stress.runPhase();
  *   assertThat(phase.violations()).isEmpty();
  * }

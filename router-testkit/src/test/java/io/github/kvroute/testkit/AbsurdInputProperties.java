@@ -16,10 +16,10 @@ import io.github.kvroute.api.UpdateResult;
 import io.github.kvroute.core.ReplicaStatus;
 import io.github.kvroute.core.Router;
 import io.github.kvroute.core.RouterStats;
-import io.github.kvroute.testkit.AbsurdArbitraries.KvEventInput;
-import io.github.kvroute.testkit.AbsurdArbitraries.OutcomeInput;
-import io.github.kvroute.testkit.AbsurdArbitraries.RequestInput;
-import io.github.kvroute.testkit.AbsurdArbitraries.SnapshotInput;
+import io.github.kvroute.testkit.AbsurdInputs.KvEventInput;
+import io.github.kvroute.testkit.AbsurdInputs.OutcomeInput;
+import io.github.kvroute.testkit.AbsurdInputs.RequestInput;
+import io.github.kvroute.testkit.AbsurdInputs.SnapshotInput;
 import io.github.kvroute.api.RouterListener;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -211,7 +211,7 @@ class AbsurdInputProperties {
       }
     } else if (step instanceof Remove remove) {
       value(() -> router.removeReplica(remove.replicaId()), "removeReplica",
-          AbsurdArbitraries.brief(remove.replicaId()));
+          AbsurdInputs.brief(remove.replicaId()));
     } else if (step instanceof Advance advance) {
       ticker.advanceMillis(advance.millis());
     }
