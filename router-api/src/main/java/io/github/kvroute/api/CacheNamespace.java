@@ -90,10 +90,7 @@ public final class CacheNamespace {
    */
   public CacheNamespace keyed(byte[] secret) {
     Checks.notNull(secret, "secret");
-    if (key != null) {
-      throw new IllegalStateException(
-          "namespace: " + this + " (expected: an unkeyed namespace; a secret is mixed in once)");
-    }
+    Checks.state(key == null, "namespace", this, "an unkeyed namespace; a secret is mixed in once");
     return new CacheNamespace(this, NamespaceKey.fromSecret(secret));
   }
 
@@ -109,7 +106,7 @@ public final class CacheNamespace {
 
   /** For the engine-hash paths, which exact mode uses and a keyed namespace cannot serve. */
   CacheNamespace requireUnkeyed() {
-    Checks.state(key == null, "namespace", this, "an unkeyed namespace: engine KV events carry the "
+    Checks.argument(key == null, "namespace", this, "an unkeyed namespace: engine KV events carry the "
         + "engine's own unkeyed block hashes, so exact mode cannot use a keyed namespace");
     return this;
   }

@@ -41,7 +41,7 @@ final class NamespaceKey {
   /** Derives the key; the caller's array is read, not kept. */
   static NamespaceKey fromSecret(byte[] secret) {
     Checks.notNull(secret, "secret");
-    Checks.state(secret.length >= MIN_SECRET_BYTES, "secret", secret.length + " bytes",
+    Checks.argument(secret.length >= MIN_SECRET_BYTES, "secret", secret.length + " bytes",
         "at least " + MIN_SECRET_BYTES + " bytes");
     MessageDigest sha256;
     try {
