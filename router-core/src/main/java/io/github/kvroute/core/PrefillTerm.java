@@ -30,8 +30,13 @@ final class PrefillTerm implements Scorer {
     return computeMillis(promptTokens - reused, candidate);
   }
 
-  /** The cost of computing {@code tokens} prompt tokens on {@code candidate}: overhead + per token. */
+  /**
+   * The cost of computing {@code tokens} prompt tokens on {@code candidate}: overhead + per token.
+   * Nothing to compute costs no per-token time even on a replica whose rate makes it infinite (a
+   * reported rate of a few tokens per eon), where {@code 0 x Infinity} would be NaN.
+   */
   static double computeMillis(double tokens, CandidateView candidate) {
-    return candidate.prefillOverheadMillis() + tokens * candidate.prefillMillisPerToken();
+    double perToken = tokens == 0 ? 0 : tokens * candidate.prefillMillisPerToken();
+    return candidate.prefillOverheadMillis() + perToken;
   }
 }
