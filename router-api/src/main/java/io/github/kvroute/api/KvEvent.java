@@ -1,6 +1,7 @@
 package io.github.kvroute.api;
 
 import java.util.Arrays;
+import java.util.OptionalLong;
 
 /**
  * A change to one replica's KV cache as the engine reports it (vLLM and SGLang publish
@@ -11,6 +12,15 @@ import java.util.Arrays;
  * <p>Block keys are in kvroute's key space (the values of {@link PromptKey#blockHash(int)}). Engine
  * hashes are mapped with {@link #storedEngineHashes}/{@link #removedEngineHashes}, which apply the
  * mapping {@link PromptKey#ofBlockHashes} uses, so requests keyed from the same engine hashes match.
+ *
+ * <p><b>Sequence numbers.</b> An event may carry the sequence number its publisher gave it
+ * ({@link #withSequence}): per replica and epoch, increasing by one per event (or per batch, when
+ * every event of a batch carries the batch's number). vLLM numbers each KV event batch on its ZMQ
+ * stream and its example subscriber detects lost batches by a gap in those numbers (vLLM,
+ * {@code examples/online_serving/kv_events_subscriber.py}); engines that do not number their events
+ * leave it absent. With numbers, the router drops duplicates and older numbers, and a gap marks the
+ * replica's index <em>degraded</em> until the epoch changes or a {@link Type#CLEARED} event
+ * resynchronises it (see {@code Router.onKvEvent}).
  *
  * <p>Immutable and thread-safe.
  */
@@ -32,12 +42,39 @@ public final class KvEvent {
   private final String replicaId;
   private final long epoch;
   private final long[] blockKeys;
+  /** The publisher's sequence number, or {@link #NO_SEQUENCE}. */
+  private final long sequence;
+
+  private static final long NO_SEQUENCE = -1;
 
   private KvEvent(Type type, String replicaId, long epoch, long[] blockKeys) {
+    this(type, Checks.notBlank(replicaId, "replicaId"), Checks.epoch(epoch), blockKeys, NO_SEQUENCE);
+  }
+
+  private KvEvent(Type type, String replicaId, long epoch, long[] blockKeys, long sequence) {
     this.type = type;
-    this.replicaId = Checks.notBlank(replicaId, "replicaId");
-    this.epoch = Checks.epoch(epoch);
+    this.replicaId = replicaId;
+    this.epoch = epoch;
     this.blockKeys = blockKeys;
+    this.sequence = sequence;
+  }
+
+  /**
+   * This event with the sequence number its publisher gave it, per replica and epoch.
+   *
+   * @throws IllegalArgumentException if {@code sequence} is negative
+   */
+  public KvEvent withSequence(long sequence) {
+    if (sequence < 0) {
+      throw new IllegalArgumentException("sequence: " + sequence + " (expected: >= 0)");
+    }
+    return new KvEvent(type, replicaId, epoch, blockKeys, sequence);
+  }
+
+  /** The publisher's sequence number, empty when the engine does not number its events. */
+  public OptionalLong sequence() {
+    return sequence == NO_SEQUENCE ? OptionalLong.empty()
+        : OptionalLong.of(sequence);
   }
 
   /** Blocks with these kvroute keys became resident on the replica. */
@@ -114,7 +151,7 @@ public final class KvEvent {
   @Override
   public boolean equals(Object o) {
     return o instanceof KvEvent other && type == other.type && epoch == other.epoch
-        && replicaId.equals(other.replicaId) && Arrays.equals(blockKeys, other.blockKeys);
+        && sequence == other.sequence && replicaId.equals(other.replicaId) && Arrays.equals(blockKeys, other.blockKeys);
   }
 
   @Override
@@ -124,6 +161,7 @@ public final class KvEvent {
 
   @Override
   public String toString() {
-    return "KvEvent{" + type + " " + replicaId + "#" + epoch + ", blocks=" + blockKeys.length + "}";
+    return "KvEvent{" + type + " " + replicaId + "#" + epoch
+        + (sequence == NO_SEQUENCE ? "" : " seq " + sequence) + ", blocks=" + blockKeys.length + "}";
   }
 }

@@ -15,7 +15,11 @@ public enum UpdateResult {
    * its last epoch): ignored.
    */
   STALE_EPOCH,
-  /** Observed before the report the router already holds for the same epoch: ignored. */
+  /**
+   * Observed before the report the router already holds for the same epoch, or a KV event whose
+   * sequence number is not above the last one applied for its replica and epoch (a duplicate or a
+   * late retransmission): ignored.
+   */
   OUT_OF_ORDER,
   /**
    * An outcome for an attempt the router has no record of: never routed by this router, or closed

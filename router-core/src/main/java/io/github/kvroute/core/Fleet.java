@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Membership and telemetry: which replicas exist, in which epoch, with which latest report.
@@ -34,6 +35,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * grow the fleet. Report times are the replica's clock: one further in the future than the accepted
  * skew is ignored, one within it counts as observed now, and one older than a day as a day old, so
  * that no clock can make later reports look out of order or an ancient one look fresh.
+ *
+ * <p>KV-event sequence numbers (when the engine numbers its events) are per replica and epoch: a
+ * number not above the last one applied is a duplicate or a late retransmission and is dropped
+ * ({@link UpdateResult#OUT_OF_ORDER}); a number more than one above it means events were lost, so
+ * the index no longer mirrors the replica and the replica is <em>degraded</em>: it goes back to
+ * approximate mode (the router's own inserts and capacity mirror, beside what later events still
+ * say) until a full resync, which is a new epoch (a fresh process, an empty cache) or a
+ * {@code CLEARED} event (the engine dropped everything, so what follows is complete again).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -61,13 +70,16 @@ final class Fleet {
   private final Ticker ticker;
   private final BreakerConfig breakerConfig;
   private final long maxClockSkewNanos;
+  private final LongAdder kvEventGaps;
 
   /**
    * @param meanWork the unit of a queue reported only as a waiting count
    * @param feedback told when a process's attempts can no longer complete
+   * @param kvEventGaps counts the gaps found in replicas' KV-event sequence numbers
    */
   Fleet(RouterSettings settings, PrefixIndex index, CapacityMirror mirror, MeanWork meanWork,
-      Feedback feedback, RouterListener listener) {
+      Feedback feedback, RouterListener listener, LongAdder kvEventGaps) {
+    this.kvEventGaps = kvEventGaps;
     this.index = index;
     this.mirror = mirror;
     this.meanWork = meanWork;
@@ -176,6 +188,7 @@ final class Fleet {
         index.reset(entry.slot);
         entry.indexGeneration = -1;
         entry.exact = false;
+        entry.degraded = false;
       }
     }
     if (restartedFrom >= 0) {
@@ -211,14 +224,21 @@ final class Fleet {
         }
         entry.epoch = e.epoch();
       }
+      if (!acceptSequence(entry, e)) {
+        return UpdateResult.OUT_OF_ORDER;
+      }
       if (entry.indexGeneration < 0) {
         entry.indexGeneration = index.reset(entry.slot);
       }
-      entry.exact = true;
+      if (e.type() == KvEvent.Type.CLEARED) {
+        entry.degraded = false;
+      }
+      boolean exact = !entry.degraded;
+      entry.exact = exact;
       int gen = entry.indexGeneration;
       switch (e.type()) {
-        case STORED -> index.kvStored(entry.slot, gen, e.blockKeys());
-        case REMOVED -> index.kvRemoved(entry.slot, gen, e.blockKeys());
+        case STORED -> index.kvStored(entry.slot, gen, e.blockKeys(), exact);
+        case REMOVED -> index.kvRemoved(entry.slot, gen, e.blockKeys(), exact);
         case CLEARED -> index.kvCleared(entry.slot, gen);
       }
     }
@@ -226,6 +246,27 @@ final class Fleet {
       restarted(entry, restartedFrom, e.epoch());
     }
     return UpdateResult.APPLIED;
+  }
+
+  /**
+   * Called under the entry's monitor: whether {@code e}'s sequence number (if any) follows the last
+   * one applied in this epoch; a gap degrades the replica (counted once per gap).
+   */
+  private boolean acceptSequence(ReplicaEntry entry, KvEvent e) {
+    if (e.sequence().isEmpty()) {
+      return true;
+    }
+    long seq = e.sequence().getAsLong();
+    long last = entry.lastKvSequence;
+    if (last >= 0 && seq <= last) {
+      return false;
+    }
+    if (last >= 0 && seq > last + 1) {
+      entry.degraded = true;
+      kvEventGaps.increment();
+    }
+    entry.lastKvSequence = seq;
+    return true;
   }
 
   /** Forgets a replica (the host's membership says it is gone); its attempts are orphaned. */
@@ -312,6 +353,8 @@ final class Fleet {
   private void restart(ReplicaEntry entry) {
     entry.indexGeneration = index.reset(entry.slot);
     entry.exact = false;
+    entry.degraded = false;
+    entry.lastKvSequence = -1;
     entry.snapshot = null;
     entry.observedAtNanos = Long.MIN_VALUE;
     entry.readyObservedAtNanos = Long.MIN_VALUE;

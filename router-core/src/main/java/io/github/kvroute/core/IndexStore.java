@@ -286,10 +286,13 @@ final class IndexStore {
 
   static final class Stored extends Command {
     final long[] keys;
+    /** Whether the slot is (again) in exact mode; false for a degraded replica. */
+    final boolean exact;
 
-    Stored(int slot, int gen, long[] keys) {
+    Stored(int slot, int gen, long[] keys, boolean exact) {
       super(slot, gen);
       this.keys = keys;
+      this.exact = exact;
     }
 
     @Override
@@ -297,7 +300,7 @@ final class IndexStore {
       if (!ix.accept(slot, gen)) {
         return;
       }
-      ix.exact[slot] = true;
+      ix.exact[slot] = exact;
       for (int i = keys.length - 1; i >= 0; i--) {
         ix.touch(slot, keys[i]);
       }
@@ -306,10 +309,13 @@ final class IndexStore {
 
   static final class Removed extends Command {
     final long[] keys;
+    /** Whether the slot is (again) in exact mode; false for a degraded replica. */
+    final boolean exact;
 
-    Removed(int slot, int gen, long[] keys) {
+    Removed(int slot, int gen, long[] keys, boolean exact) {
       super(slot, gen);
       this.keys = keys;
+      this.exact = exact;
     }
 
     @Override
@@ -317,7 +323,7 @@ final class IndexStore {
       if (!ix.accept(slot, gen)) {
         return;
       }
-      ix.exact[slot] = true;
+      ix.exact[slot] = exact;
       for (long key : keys) {
         ix.removeEntry(slot, key);
       }

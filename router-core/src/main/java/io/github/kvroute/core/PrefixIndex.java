@@ -212,12 +212,27 @@ final class PrefixIndex {
     submit(new IndexStore.Rollback(insert));
   }
 
+  /** Blocks an event says are resident; the slot is in exact mode. */
   void kvStored(int slot, int gen, long[] keys) {
-    apply(new IndexStore.Stored(slot, gen, keys));
+    kvStored(slot, gen, keys, true);
   }
 
+  /** Blocks an event says were evicted; the slot is in exact mode. */
   void kvRemoved(int slot, int gen, long[] keys) {
-    apply(new IndexStore.Removed(slot, gen, keys));
+    kvRemoved(slot, gen, keys, true);
+  }
+
+  /**
+   * Blocks an event says are resident; {@code exact} puts the slot in exact mode, else (a degraded
+   * replica) leaves it approximate, where the router's own inserts continue beside the events.
+   */
+  void kvStored(int slot, int gen, long[] keys, boolean exact) {
+    apply(new IndexStore.Stored(slot, gen, keys, exact));
+  }
+
+  /** Blocks an event says were evicted; {@code exact} as for {@link #kvStored}. */
+  void kvRemoved(int slot, int gen, long[] keys, boolean exact) {
+    apply(new IndexStore.Removed(slot, gen, keys, exact));
   }
 
   void kvCleared(int slot, int gen) {

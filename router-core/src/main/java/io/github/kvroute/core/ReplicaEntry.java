@@ -35,6 +35,11 @@ final class ReplicaEntry {
   volatile long readyObservedAtNanos = Long.MIN_VALUE;
   /** Fed by KV events in the current epoch: the router stops inserting guesses. */
   volatile boolean exact;
+  /**
+   * A gap in this epoch's KV-event sequence numbers: the index is back in approximate mode for it
+   * until a CLEARED event or a new epoch.
+   */
+  volatile boolean degraded;
   volatile boolean removed;
   /** Other routers' arrival rate measured from the received-requests counter; NaN until measured. */
   volatile double unseenRatePerSecond;
@@ -52,6 +57,9 @@ final class ReplicaEntry {
    */
   @GuardedBy("this")
   double capacityScale = 1.0;
+  /** The last KV-event sequence number applied in this epoch; -1 before one. */
+  @GuardedBy("this")
+  long lastKvSequence = -1;
   // foreign-rate estimation from the replica's received-requests counter
   @GuardedBy("this")
   long previousReceivedTotal = -1;

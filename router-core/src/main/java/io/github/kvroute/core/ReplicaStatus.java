@@ -18,6 +18,9 @@ import java.util.Optional;
  * @param inFlightTokens prompt plus planned output tokens of those
  * @param estimatedQueueMillis this router's queue estimate (the report replayed with its own sends)
  * @param exactIndex whether its prefix-index entries come from KV events (exact) or routing (guesses)
+ * @param degradedIndex whether a gap in its KV-event sequence numbers put its index back in
+ *     approximate mode until a resync (a {@code CLEARED} event or a new epoch); {@code exactIndex} is
+ *     then false
  * @param indexEntries blocks the index believes it holds
  * @param cacheHitReliability how far outcomes confirmed those beliefs, in [0, 1]
  * @param queueFactor how much longer than estimated its queues have taken to drain, learnt from
@@ -39,6 +42,7 @@ public record ReplicaStatus(
     long inFlightTokens,
     double estimatedQueueMillis,
     boolean exactIndex,
+    boolean degradedIndex,
     int indexEntries,
     double cacheHitReliability,
     double queueFactor,

@@ -105,7 +105,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     MeanWork meanWork = new MeanWork(b.costModel);
     this.feedback = new Feedback(settings, plugins, index, mirror, counters);
     this.leases = feedback.leases();
-    this.fleet = new Fleet(settings, index, mirror, meanWork, feedback, guard.listener());
+    this.fleet = new Fleet(settings, index, mirror, meanWork, feedback, guard.listener(),
+        counters.kvEventGaps);
     this.pipeline =
         new DecisionPipeline(settings, plugins, fleet, index, leases, meanWork, counters);
   }
@@ -151,6 +152,15 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * replica that has not reported (or was removed) is dropped and counted:
    * {@link UpdateResult#UNKNOWN_REPLICA}.
    *
+   * <p>Events carrying {@linkplain KvEvent#sequence() sequence numbers} are checked per replica and
+   * epoch: one not above the last applied (a duplicate, or an older one arriving late) is dropped and
+   * counted ({@link UpdateResult#OUT_OF_ORDER}, {@link RouterStats#outOfOrderKvEvents()}); one that
+   * skips numbers is applied, but the lost events mean the index no longer mirrors the replica, so
+   * the replica is <em>degraded</em> ({@link ReplicaStatus#degradedIndex()}, counted in
+   * {@link RouterStats#kvEventGaps()}): its index falls back to approximate mode (this router's own
+   * inserts after each routing, beside what later events say) until a full resync: a
+   * {@link KvEvent.Type#CLEARED} event or a new epoch.
+   *
    * @throws NullPointerException if {@code event} is null
    */
   @Override
@@ -159,6 +169,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     UpdateResult result = fleet.onKvEvent(event);
     if (result == UpdateResult.UNKNOWN_REPLICA) {
       counters.droppedKvEvents.increment();
+    } else if (result == UpdateResult.OUT_OF_ORDER) {
+      counters.outOfOrderKvEvents.increment();
     }
     return result;
   }
@@ -210,7 +222,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
         counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
         counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
         index.budgetBytes(), index.droppedHints(), guard.failures(), counters.droppedKvEvents.sum(),
-        counters.skewedReports.sum());
+        counters.skewedReports.sum(), counters.kvEventGaps.sum(), counters.outOfOrderKvEvents.sum());
   }
 
   /**
@@ -230,7 +242,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
           s == null ? Optional.empty() : Optional.of(s.role()),
           e.breaker.state(),
           observed == Long.MIN_VALUE ? -1 : Math.max(0, now - observed) / 1e6,
-          r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact,
+          r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact && !e.degraded, e.degraded,
           index.slotEntries(e.slot), e.calibration.reliability(), e.calibration.queueFactor(),
           fleet.msPerToken(e, s)));
     }

@@ -13,6 +13,8 @@ final class RouterCounters {
   final LongAdder orphaned = new LongAdder();
   final LongAdder droppedKvEvents = new LongAdder();
   final LongAdder skewedReports = new LongAdder();
+  final LongAdder kvEventGaps = new LongAdder();
+  final LongAdder outOfOrderKvEvents = new LongAdder();
   private final EnumMap<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
   private final EnumMap<UpdateResult, LongAdder> outcomes = new EnumMap<>(UpdateResult.class);
 

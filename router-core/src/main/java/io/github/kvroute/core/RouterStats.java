@@ -32,6 +32,10 @@ import java.util.Map;
  *     ({@link UpdateResult#UNKNOWN_REPLICA})
  * @param skewedReports reports ignored because they were observed too far in the router's future
  *     ({@link UpdateResult#CLOCK_SKEW})
+ * @param kvEventGaps gaps found in replicas' KV-event sequence numbers (events lost in transit);
+ *     each degrades its replica's index until a resync (see {@link Router#onKvEvent})
+ * @param outOfOrderKvEvents KV events dropped because their sequence number was not above the last
+ *     one applied for their replica and epoch (duplicates, late retransmissions)
  */
 public record RouterStats(
     long routed,
@@ -47,7 +51,9 @@ public record RouterStats(
     long droppedIndexHints,
     long pluginFailures,
     long droppedKvEvents,
-    long skewedReports) {
+    long skewedReports,
+    long kvEventGaps,
+    long outOfOrderKvEvents) {
 
   public RouterStats {
     rejectedByReason = ImmutableMap.copyOf(rejectedByReason);
