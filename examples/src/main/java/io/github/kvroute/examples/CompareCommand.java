@@ -69,9 +69,9 @@ final class CompareCommand implements Callable<Integer> {
 
   // ---- what the routers know (telemetry profile, prior error, oracle runs)
   @Option(names = "--telemetry", paramLabel = "vllm|vllm-kv-events|sglang|instrumented",
-      defaultValue = "vllm",
       description = "What the routers are told: a stock engine's metrics, or an instrumented engine's"
-          + " internals (default: vllm). See docs/telemetry.md.")
+          + " internals (default: the scenario's, vllm for all but event-gap). See"
+          + " docs/telemetry.md.")
   String telemetry;
 
   @Option(names = "--prior-error", paramLabel = "X",
@@ -286,9 +286,17 @@ final class CompareCommand implements Callable<Integer> {
 
   /** {@code --telemetry} and {@code --prior-error} onto the scenario. */
   private void applyTelemetry(Scenario.Builder b) {
+    if (telemetry == null) {
+      applyPriorError(b);
+      return;
+    }
     b.telemetry(TelemetryProfile.named(telemetry).orElseThrow(() -> new UserError("--telemetry: "
         + telemetry + " (expected: one of " + Arrays.stream(TelemetryProfile.values())
             .map(TelemetryProfile::cliName).toList() + ")")));
+    applyPriorError(b);
+  }
+
+  private void applyPriorError(Scenario.Builder b) {
     if (priorError != null) {
       if (!(priorError >= 1) || priorError.isInfinite()) {
         throw new UserError("--prior-error: " + priorError + " (expected: a finite factor >= 1)");

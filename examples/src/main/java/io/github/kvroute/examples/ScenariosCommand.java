@@ -8,9 +8,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code kvroute-sim scenarios}: the named scenarios with a one-line description each. */
+/**
+ * {@code kvroute-sim scenarios}: the named scenarios with a one-line description each: the standard
+ * suite, then the failure scenarios (run only when named with {@code compare --scenario NAME}),
+ * after a heading line.
+ */
 @Command(name = "scenarios", mixinStandardHelpOptions = true,
-    description = "List the named scenarios, one per line with a description.")
+    description = "List the named scenarios, one per line with a description; the failure"
+        + " scenarios follow a heading line.")
 final class ScenariosCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -18,8 +23,13 @@ final class ScenariosCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    int width = Scenarios.all().stream().mapToInt(s -> s.name().length()).max().orElse(10);
+    int width = java.util.stream.Stream.concat(Scenarios.all().stream(),
+        Scenarios.failures().stream()).mapToInt(s -> s.name().length()).max().orElse(10);
     for (Scenario s : Scenarios.all()) {
+      out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
+    }
+    out.println("# failure scenarios (run only when named: compare --scenario NAME)");
+    for (Scenario s : Scenarios.failures()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
     out.flush();

@@ -70,11 +70,20 @@ class KvrouteSimTest {
 
     assertThat(r.exit()).isZero();
     List<String> lines = r.out().lines().toList();
-    assertThat(lines).hasSize(Scenarios.all().size());
+    List<io.github.kvroute.sim.Scenario> listed = new java.util.ArrayList<>(Scenarios.all());
+    listed.add(null);
+    listed.addAll(Scenarios.failures());
+    assertThat(lines).hasSize(listed.size());
     for (int i = 0; i < lines.size(); i++) {
-      assertThat(lines.get(i)).startsWith(Scenarios.all().get(i).name() + " ")
-          .contains(Scenarios.all().get(i).description());
+      if (listed.get(i) == null) {
+        assertThat(lines.get(i)).startsWith("# failure scenarios");
+        continue;
+      }
+      assertThat(lines.get(i)).startsWith(listed.get(i).name() + " ")
+          .contains(listed.get(i).description());
     }
+    assertThat(lines).anyMatch(l -> l.startsWith("replica-crash "))
+        .anyMatch(l -> l.startsWith("event-gap "));
   }
 
   @Test

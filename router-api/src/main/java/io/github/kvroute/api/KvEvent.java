@@ -13,12 +13,12 @@ import java.util.OptionalLong;
  * hashes are mapped with {@link #storedEngineHashes}/{@link #removedEngineHashes}, which apply the
  * mapping {@link PromptKey#ofBlockHashes} uses, so requests keyed from the same engine hashes match.
  *
- * <p><b>Sequence numbers.</b> An event may carry the sequence number its publisher gave it
- * ({@link #withSequence}): per replica and epoch, increasing by one per event (or per batch, when
- * every event of a batch carries the batch's number). vLLM numbers each KV event batch on its ZMQ
- * stream and its example subscriber detects lost batches by a gap in those numbers (vLLM,
- * {@code examples/online_serving/kv_events_subscriber.py}); engines that do not number their events
- * leave it absent. With numbers, the router drops duplicates and older numbers, and a gap marks the
+ * <p><b>Sequence numbers.</b> An event may carry a sequence number ({@link #withSequence}): per
+ * replica and epoch, increasing by exactly one per event, so that a skipped number means lost events.
+ * vLLM numbers each KV event batch on its ZMQ stream and its example subscriber detects lost batches
+ * by a gap in those numbers (vLLM, {@code examples/online_serving/kv_events_subscriber.py}); a host
+ * unpacking such batches numbers the events it unpacks consecutively and skips a number when the
+ * batch numbers skip. Engines that do not number their events leave it absent. With numbers, the router drops duplicates and older numbers, and a gap marks the
  * replica's index <em>degraded</em> until the epoch changes or a {@link Type#CLEARED} event
  * resynchronises it (see {@code Router.onKvEvent}).
  *

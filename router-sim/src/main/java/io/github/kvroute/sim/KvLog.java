@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The KV events one replica publishes, batched per engine step: consecutive stores (or removals)
- * become one event, and the order of stores, removals and clears is kept.
+ * become one event, and the order of stores, removals and clears is kept. Events are numbered per
+ * epoch from 0, one number each ({@link KvEvent#sequence()}), so that routers see lost batches.
  *
  * <p>Not thread-safe.
  */
@@ -18,6 +19,8 @@ final class KvLog {
   private long runEpoch;
   private long[] run = new long[64];
   private int runSize;
+  private long sequenceEpoch = Long.MIN_VALUE;
+  private long nextSequence;
 
   KvLog(String replicaId) {
     this.replicaId = replicaId;
@@ -33,7 +36,7 @@ final class KvLog {
 
   void cleared(long epoch) {
     close(epoch);
-    done.add(KvEvent.cleared(replicaId, epoch));
+    done.add(numbered(KvEvent.cleared(replicaId, epoch), epoch));
   }
 
   private void add(KvEvent.Type type, long key, long epoch) {
@@ -51,11 +54,19 @@ final class KvLog {
   private void close(long epoch) {
     if (runSize > 0) {
       long[] keys = Arrays.copyOf(run, runSize);
-      done.add(runType == KvEvent.Type.STORED
-          ? KvEvent.stored(replicaId, epoch, keys) : KvEvent.removed(replicaId, epoch, keys));
+      done.add(numbered(runType == KvEvent.Type.STORED
+          ? KvEvent.stored(replicaId, epoch, keys) : KvEvent.removed(replicaId, epoch, keys), epoch));
       runSize = 0;
     }
     runType = null;
+  }
+
+  private KvEvent numbered(KvEvent e, long epoch) {
+    if (epoch != sequenceEpoch) {
+      sequenceEpoch = epoch;
+      nextSequence = 0;
+    }
+    return e.withSequence(nextSequence++);
   }
 
   /** The events since the last drain, in order; empty if none. */

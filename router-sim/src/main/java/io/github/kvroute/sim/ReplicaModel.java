@@ -95,6 +95,23 @@ public final class ReplicaModel {
   }
 
   /** Fixed cost of each prefill that starts in a step (default 20 ms). */
+  /**
+   * This engine {@code factor} times slower: every timing constant of a step (prefill, decode,
+   * attention, KV reads, adapter loads) multiplied; capacities and the cold start unchanged.
+   */
+  public ReplicaModel slowedBy(double factor) {
+    if (!(factor >= 1 && Double.isFinite(factor))) {
+      throw new IllegalArgumentException("factor: " + factor + " (expected: finite and >= 1)");
+    }
+    return toBuilder().prefillOverheadMillis(prefillOverheadMillis * factor)
+        .prefillMillisPerToken(prefillMillisPerToken * factor)
+        .decodeBaseMillis(decodeBaseMillis * factor)
+        .decodePerSequenceMillis(decodePerSequenceMillis * factor)
+        .attentionMillisPerTokenPair(attentionMillisPerTokenPair * factor)
+        .kvReadMillisPerToken(kvReadMillisPerToken * factor)
+        .adapterLoadMillis(adapterLoadMillis * factor).build();
+  }
+
   public double prefillOverheadMillis() {
     return prefillOverheadMillis;
   }

@@ -59,6 +59,7 @@ public final class Scenario {
   // what the routers know (telemetry profile, prior error)
   private final TelemetryProfile telemetry;
   private final double priorErrorFactor;
+  private final Faults faults;
 
   private Scenario(Builder b) {
     name = b.name;
@@ -85,6 +86,7 @@ public final class Scenario {
     timeLimitMillis = b.timeLimitMillis;
     telemetry = b.telemetry;
     priorErrorFactor = b.priorErrorFactor;
+    faults = b.faults;
   }
 
   public static Builder newBuilder() {
@@ -115,6 +117,7 @@ public final class Scenario {
     b.timeLimitMillis = timeLimitMillis;
     b.telemetry = telemetry;
     b.priorErrorFactor = priorErrorFactor;
+    b.faults = faults;
     return b;
   }
 
@@ -210,6 +213,11 @@ public final class Scenario {
     return restarts;
   }
 
+  /** What else goes wrong: blackouts, lost KV event batches, a slow replica, stale replays. */
+  public Faults faults() {
+    return faults;
+  }
+
   /** Whether the simulated host retries an attempt that failed on a crashed replica (once). */
   public boolean retries() {
     return retries;
@@ -275,6 +283,7 @@ public final class Scenario {
     private long timeLimitMillis = 30 * 60_000L;
     private TelemetryProfile telemetry = TelemetryProfile.VLLM;
     private double priorErrorFactor = 1.5;
+    private Faults faults = Faults.NONE;
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -461,6 +470,13 @@ public final class Scenario {
       return this;
     }
 
+    /** Faults beyond crashes; default {@link Faults#NONE}. */
+    public Builder faults(Faults v) {
+      once("faults");
+      faults = checkNotNull(v, "faults: null (expected: non-null)");
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
      *     block size, a restart names a replica that does not exist, or KV events are asked for under
@@ -481,6 +497,11 @@ public final class Scenario {
         checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
             r.replica(), replicas);
       }
+      checkArgument(faults.maxReplica() < replicas,
+          "faults: replica %s (expected: < replicas = %s)", faults.maxReplica(), replicas);
+      checkArgument(faults.kvEventBatchLoss() == 0 || kvEvents
+          || telemetry.alwaysKvEvents(),
+          "faults.kvEventBatchLoss: %s (expected: 0 without KV events)", faults.kvEventBatchLoss());
       return new Scenario(this);
     }
   }

@@ -41,17 +41,40 @@ public final class Scenarios {
       multiTenant(), hotPrefix(), ragLongDocs(), mixedSizes(), multiTurnChat(), staleTelemetry(),
       overload());
 
+  // ---- Failure scenarios: run only when named (not part of all()), each a variation of
+  // multi-tenant (overload-3x: of overload) with one thing going wrong 20 s into a run of ~75 s.
+  /** When the failure scenarios' fault strikes, in virtual milliseconds from the start. */
+  static final long FAULT_AT_MILLIS = 20_000;
+  /** {@code event-gap}: the probability that a KV event batch is lost. */
+  static final double EVENT_GAP_BATCH_LOSS = 0.005;
+
+  private static final ImmutableList<Scenario> FAILURES = ImmutableList.of(
+      replicaCrash(), staleEpochReplay(), telemetryBlackout(), eventGap(), slowReplica(),
+      overload3x());
+
   private Scenarios() {}
 
-  /** The named scenarios, in a stable order (the first is the default of the comparison CLI). */
+  /**
+   * The named scenarios of the standard suite, in a stable order (the first is the default of the
+   * comparison CLI); the {@link #failures()} are not among them.
+   */
   public static List<Scenario> all() {
     return ALL;
   }
 
-  /** The scenario called {@code name}, if there is one. */
+  /**
+   * The failure scenarios, in a stable order: named, listed by {@code kvroute-sim scenarios}, and
+   * run only when asked for by name.
+   */
+  public static List<Scenario> failures() {
+    return FAILURES;
+  }
+
+  /** The scenario called {@code name} (of the standard suite or a failure scenario), if any. */
   public static Optional<Scenario> named(String name) {
     checkNotNull(name, "name: null (expected: a scenario name)");
-    return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+    return java.util.stream.Stream.concat(ALL.stream(), FAILURES.stream())
+        .filter(s -> s.name().equals(name)).findFirst();
   }
 
   /** A rate as the descriptions print it: {@code 20}, {@code 22.5}. */
@@ -238,6 +261,93 @@ public final class Scenarios {
         .replicas(4)
         .requests(2_000)
         .ttftSloMillis(1_000)
+        .build();
+  }
+
+  /**
+   * {@code replica-crash}: {@link #multiTenant()} where replica-0 crashes at 20 s: its running and
+   * queued requests fail ("replica crashed"; the simulated host retries each once elsewhere), and
+   * it restarts cold (a new epoch, an empty cache) after the engine's 30 s cold start.
+   */
+  static Scenario replicaCrash() {
+    return multiTenant().toBuilder()
+        .name("replica-crash")
+        .description("multi-tenant; replica-0 crashes at 20 s mid-stream (in-flight work fails,"
+            + " retried once) and restarts cold after 30 s with a new epoch")
+        .restarts(List.of(new Scenario.Restart(FAULT_AT_MILLIS, 0)))
+        .build();
+  }
+
+  /**
+   * {@code stale-epoch-replay}: {@link #replicaCrash()}'s crash (of replica-1), and 31 s later, once
+   * the new process serves, the dead process's last report (READY) and its last KV event batch
+   * arrive again: a router that let them revive the old epoch would route into a dead process.
+   */
+  static Scenario staleEpochReplay() {
+    return multiTenant().toBuilder()
+        .name("stale-epoch-replay")
+        .description("multi-tenant; replica-1 crashes at 20 s, and its dead epoch's last report and"
+            + " KV events arrive again 31 s later, after the restart")
+        .restarts(List.of(new Scenario.Restart(FAULT_AT_MILLIS, 1)))
+        .faults(Faults.NONE.withStaleReplay(31_000))
+        .build();
+  }
+
+  /**
+   * {@code telemetry-blackout}: {@link #multiTenant()} where replica-0 and replica-1 keep serving but
+   * their reports stop for 10 s from 20 s: the routers work from ever older reports plus their own
+   * books.
+   */
+  static Scenario telemetryBlackout() {
+    return multiTenant().toBuilder()
+        .name("telemetry-blackout")
+        .description("multi-tenant; reports from replica-0 and replica-1 stop for 10 s at 20 s"
+            + " (they keep serving)")
+        .faults(Faults.NONE.withBlackout(0, FAULT_AT_MILLIS, FAULT_AT_MILLIS + 10_000)
+            .withBlackout(1, FAULT_AT_MILLIS, FAULT_AT_MILLIS + 10_000))
+        .build();
+  }
+
+  /**
+   * {@code event-gap}: {@link #multiTenant()} under {@code vllm-kv-events} telemetry where each KV
+   * event batch is lost with probability {@value #EVENT_GAP_BATCH_LOSS}. The events are numbered,
+   * so the routers see each gap: that replica's index falls back to approximate mode, and (the
+   * simulated engines never clear their caches while running) stays there until the run ends.
+   */
+  static Scenario eventGap() {
+    return multiTenant().toBuilder()
+        .name("event-gap")
+        .description("multi-tenant under vllm-kv-events; " + EVENT_GAP_BATCH_LOSS * 100
+            + "% of KV event batches are lost (numbered: routers see the gaps)")
+        .telemetry(TelemetryProfile.VLLM_KV_EVENTS)
+        .faults(Faults.NONE.withKvEventBatchLoss(EVENT_GAP_BATCH_LOSS))
+        .build();
+  }
+
+  /**
+   * {@code slow-replica}: {@link #multiTenant()} where replica-0's steps all take 5 times longer
+   * (a throttled GPU); its reports are what the profile reports, nothing says it is slow.
+   */
+  static Scenario slowReplica() {
+    return multiTenant().toBuilder()
+        .name("slow-replica")
+        .description("multi-tenant; replica-0 is 5x slower in every step, its telemetry unchanged")
+        .faults(Faults.NONE.withSlowReplica(0, 5))
+        .build();
+  }
+
+  /**
+   * {@code overload-3x}: {@link #overload()} at three times its rate ({@value #OVERLOAD_RPS} x 3
+   * req/s): admission has to turn most of the traffic away, with a reason each.
+   */
+  static Scenario overload3x() {
+    return overload().toBuilder()
+        .name("overload-3x")
+        .description("overload at 3x its rate (" + rate(3 * OVERLOAD_RPS) + " req/s): most"
+            + " requests must be rejected, each with a reason")
+        .workload(new SyntheticWorkload(ArrivalProcess.poisson(3 * OVERLOAD_RPS),
+            Shapes.withDeadlines(Shapes.mixedSizes(1_500, 1.0, 100, 10_000, 150, 1.0, 10, 1_000),
+                0.5, Duration.ofMillis(1_000), 0.2, Duration.ofMillis(4_000))))
         .build();
   }
 }

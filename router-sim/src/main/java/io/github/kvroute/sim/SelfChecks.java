@@ -48,6 +48,9 @@ final class SelfChecks {
     check(m.admitted <= m.offered && m.admitted >= m.completed, String.format(Locale.ROOT,
         "admitted %d within [completed %d, offered %d]", m.admitted, m.completed, m.offered));
     routerChecks();
+    check(c.routedWhenKnownUnroutable == 0, String.format(Locale.ROOT,
+        "no attempt routed to a replica its router had been told was dead or not ready: %d",
+        c.routedWhenKnownUnroutable));
     long inFlight = 0;
     for (long n : c.inFlight) {
       inFlight += n;
@@ -68,6 +71,16 @@ final class SelfChecks {
         + " %d ignored by routers; %d first tokens reported", telemetry.profile(),
         telemetry.snapshotsDelivered(), telemetry.kvEventsDelivered(), telemetry.ignored(),
         c.firstTokensSent));
+    long gaps = 0;
+    long outOfOrder = 0;
+    for (Router r : routers) {
+      gaps += r.stats().kvEventGaps();
+      outOfOrder += r.stats().outOfOrderKvEvents();
+    }
+    lines.add(String.format(Locale.ROOT, "note: faults: %d reports lost in blackouts, %d KV event"
+        + " batches lost (%d gaps seen by routers, %d events dropped as out of order), %d stale"
+        + " reports and events replayed", telemetry.blackedOut(), telemetry.lostBatches(), gaps,
+        outOfOrder, telemetry.replayed()));
     if (!failures.isEmpty()) {
       throw new IllegalStateException("simulation self-check failed: " + String.join("; ", failures));
     }

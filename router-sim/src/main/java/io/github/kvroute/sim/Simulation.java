@@ -76,6 +76,8 @@ final class Simulation implements ReplicaHost {
     long retries;
     long ended;
     long endedByTimeLimit;
+    /** Attempts routed to a replica after its router was told it was dead or not ready. */
+    long routedWhenKnownUnroutable;
     long[] inFlight;
   }
 
@@ -103,7 +105,10 @@ final class Simulation implements ReplicaHost {
     telemetry.start();
     for (Scenario.Restart r : scenario.restarts()) {
       ReplicaEngine replica = replicas[r.replica()];
-      events.schedule(r.atMillis() * 1_000_000L, replica::restart);
+      events.schedule(r.atMillis() * 1_000_000L, () -> {
+        telemetry.crashing(replica);
+        replica.restart();
+      });
     }
     scheduleNextArrival();
     while (!(arrivalsDone && counters.ended == metrics.offered)) {
@@ -165,8 +170,10 @@ final class Simulation implements ReplicaHost {
     counters.inFlight = new long[n];
     replicas = new ReplicaEngine[scenario.replicas()];
     for (int i = 0; i < replicas.length; i++) {
-      replicas[i] = new ReplicaEngine(i, m, scenario.blockSizeTokens(), registry, scenario.kvEvents(),
-          this);
+      Faults faults = scenario.faults();
+      ReplicaModel engine = i == faults.slowReplica() ? m.slowedBy(faults.slowFactor()) : m;
+      replicas[i] = new ReplicaEngine(i, engine, scenario.blockSizeTokens(), registry,
+          scenario.kvEvents(), this);
       byId.put(replicas[i].id, replicas[i]);
     }
     SplittableRandom random = new SplittableRandom(scenario.seed() ^ 0x7E1E7E1E7E1EL);
@@ -233,6 +240,9 @@ final class Simulation implements ReplicaHost {
     ReplicaEngine replica = byId.get(d.replicaId());
     if (replica == null) {
       throw new IllegalStateException("router chose unknown replica " + d.replicaId());
+    }
+    if (telemetry.knewUnroutable(st.router, replica.index, d.epoch())) {
+      counters.routedWhenKnownUnroutable++;
     }
     replica.receive(new Sequence(st, st.attempts, replica.index, d.epoch()));
   }
@@ -356,6 +366,6 @@ final class Simulation implements ReplicaHost {
 
   @Override
   public void kvEvents(ReplicaEngine r, List<KvEvent> published) {
-    telemetry.publish(published);
+    telemetry.publish(r, published);
   }
 }
