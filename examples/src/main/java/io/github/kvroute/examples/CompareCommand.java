@@ -70,7 +70,7 @@ final class CompareCommand implements Callable<Integer> {
   // ---- what the routers know (telemetry profile, prior error, oracle runs)
   @Option(names = "--telemetry", paramLabel = "vllm|vllm-kv-events|sglang|instrumented",
       description = "What the routers are told: a stock engine's metrics, or an instrumented engine's"
-          + " internals (default: the scenario's, vllm for all but event-gap). See"
+          + " internals (default: the scenario's, vllm unless it names another). See"
           + " docs/telemetry.md.")
   String telemetry;
 

@@ -279,15 +279,16 @@ public final class Scenarios {
   }
 
   /**
-   * {@code stale-epoch-replay}: {@link #replicaCrash()}'s crash (of replica-1), and 31 s later, once
-   * the new process serves, the dead process's last report (READY) and its last KV event batch
+   * {@code stale-epoch-replay}: {@link #multiTenant()} under {@code vllm-kv-events} telemetry where
+   * replica-1 crashes at 20 s, and 31 s later, once the new process serves, the dead process's last report (READY) and its last KV event batch
    * arrive again: a router that let them revive the old epoch would route into a dead process.
    */
   static Scenario staleEpochReplay() {
     return multiTenant().toBuilder()
         .name("stale-epoch-replay")
-        .description("multi-tenant; replica-1 crashes at 20 s, and its dead epoch's last report and"
-            + " KV events arrive again 31 s later, after the restart")
+        .description("multi-tenant under vllm-kv-events; replica-1 crashes at 20 s, and its dead"
+            + " epoch's last report and KV events arrive again 31 s later, after the restart")
+        .telemetry(TelemetryProfile.VLLM_KV_EVENTS)
         .restarts(List.of(new Scenario.Restart(FAULT_AT_MILLIS, 1)))
         .faults(Faults.NONE.withStaleReplay(31_000))
         .build();
