@@ -37,6 +37,7 @@ public final class KvEvent {
   }
 
   private static final long[] NONE = new long[0];
+  private static final long NO_SEQUENCE = -1;
 
   private final Type type;
   private final String replicaId;
@@ -44,8 +45,6 @@ public final class KvEvent {
   private final long[] blockKeys;
   /** The publisher's sequence number, or {@link #NO_SEQUENCE}. */
   private final long sequence;
-
-  private static final long NO_SEQUENCE = -1;
 
   private KvEvent(Type type, String replicaId, long epoch, long[] blockKeys) {
     this(type, Checks.notBlank(replicaId, "replicaId"), Checks.epoch(epoch), blockKeys, NO_SEQUENCE);
