@@ -12,6 +12,11 @@ import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.UpdateResult;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -152,5 +157,45 @@ class KvEventGapTest {
         .hasMessage("sequence: -1 (expected: >= 0)");
     assertThat(e.sequence()).isEmpty();
     assertThat(e.withSequence(3).sequence()).hasValue(3);
+  }
+
+  /**
+   * Any order of numbers, duplicates included: each event is applied or dropped, never both; a drop
+   * is exactly a number not above the last applied, a gap exactly a jump of more than one; the
+   * replica is degraded exactly when a gap came after the last CLEARED.
+   */
+  @Property(tries = 200)
+  void everyNumberedEventIsAppliedOrDroppedAsTheRulesSay(
+      @ForAll @Size(max = 40) List<@IntRange(max = 30) Integer> numbers,
+      @ForAll @Size(max = 40) List<Boolean> clears) {
+    Router r = Router.newBuilder().policy(new ForcedPolicy("r0")).ticker(new ManualTicker()).build();
+    r.onSnapshot(queued("r0", 0));
+    long last = -1;
+    long gaps = 0;
+    long dropped = 0;
+    boolean degraded = false;
+    for (int i = 0; i < numbers.size(); i++) {
+      int n = numbers.get(i);
+      boolean clear = i < clears.size() && clears.get(i);
+      KvEvent e = clear ? KvEvent.cleared("r0", 0) : storedPrefix("r0", 0, P, 1 + n % 8);
+      UpdateResult result = r.onKvEvent(e.withSequence(n));
+      if (last >= 0 && n <= last) {
+        dropped++;
+        assertThat(result).isEqualTo(UpdateResult.OUT_OF_ORDER);
+        continue;
+      }
+      assertThat(result).isEqualTo(UpdateResult.APPLIED);
+      if (last >= 0 && n > last + 1) {
+        gaps++;
+        degraded = true;
+      }
+      if (clear) {
+        degraded = false;
+      }
+      last = n;
+    }
+    assertThat(r.stats().kvEventGaps()).isEqualTo(gaps);
+    assertThat(r.stats().outOfOrderKvEvents()).isEqualTo(dropped);
+    assertThat(r.replicas().get(0).degradedIndex()).isEqualTo(degraded);
   }
 }
