@@ -24,10 +24,24 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
  * the router's earlier sends: then nothing is dropped from the books and the queue is estimated from
  * this router's in-flight work alone.
  *
- * <p><b>First tokens.</b> A send whose first token the host has seen ({@link #firstToken}) has been
- * prefilled: it stays in flight (and in the since-report counts, since it still holds KV and a batch
- * slot) but adds no work to the replay, so a streaming host's estimate drains as fast as the replica
- * really answers rather than waiting for the next report. A send made while every earlier one had
+ * <p><b>First tokens.</b> Once the host reports first tokens here ({@link #firstToken}), the router
+ * knows exactly which of its sends still wait for their prefill, and the estimate becomes: the
+ * report's <em>unseen</em> share (its queue times the waiting requests that are not this router's
+ * pending sends, over all waiting), drained since the report; plus this router's pending prefill
+ * work, less the time since the latest first token (what the replica has done on the oldest); plus
+ * the peers' sends in step with this router's since the report ({@code peers} times their work). The
+ * replay cannot be used with first tokens: it drains a send's work by elapsed time <em>and</em> again
+ * when its first token drops it, so a replica with a backlog looks idle as soon as its first answer
+ * streams (two sends of 100 ms at 0, first token of one at 100 ms: the replay says 0, the replica
+ * still has 100 ms to do). A stock vLLM report has only a waiting count, counted at the fleet's mean
+ * prefill work; for this router's own traffic the pending work is exact and per request. Measured
+ * ({@code kvroute-sim compare}, default {@code vllm} telemetry and sweep, hybrid-cost
+ * {@code capacity_rps}, means of seeds 1-3; replay / pending work): mixed-sizes 24.19 / 41.34,
+ * hot-prefix 64.65 / 66.52, multi-turn-chat 20.25 / 21.60, stale-telemetry 126.2 / 130.9, overload
+ * 32.62 / 33.98, multi-tenant 81.21 / 81.68, rag-long-docs 8.51 / 8.46; stale-telemetry with
+ * {@code --telemetry-delay-ms 1000} 98.05 / 117.30; mixed-sizes with {@code --routers 3
+ * --telemetry-delay-ms 1000} 26.94 / 34.99. The replay stays the estimate for hosts that do not
+ * stream. A send made while every earlier one had
  * its first token ({@link Lease#dispatchedIdle}) found no prefill of this router's ahead of it: its
  * TTFT is its own prefill plus a decode step, the clean sample the prefill calibration needs when the
  * engine does not report queue times.
@@ -84,6 +98,24 @@ final class DispatchLedger {
   private long lastLeafNanos;
   /** Sends walked by tree rebuilds, ever: what tests use to see that per-attempt work stays small. */
   private long replaySteps;
+  /** Whether the host reports first tokens here (then the pending-work estimate is used). */
+  @GuardedBy("this")
+  private boolean streaming;
+  /** Prefill work of the in-flight sends without a first token yet. */
+  @GuardedBy("this")
+  private double pendingWorkMillis;
+  /** The part of {@link #pendingWorkMillis} sent after the last report. */
+  @GuardedBy("this")
+  private double pendingSinceWorkMillis;
+  /** Sends after the last report without a first token yet. */
+  @GuardedBy("this")
+  private int pendingSinceCount;
+  /** Since when the replica has been working on the oldest pending send (a first token or an idle send). */
+  @GuardedBy("this")
+  private long progressSinceNanos;
+  /** The reported queue that is not this router's pending sends, as of the last report. */
+  @GuardedBy("this")
+  private double unseenBaseMillis;
 
   /** What a view needs, copied out under the lock. */
   static final class Reading {
@@ -93,7 +125,10 @@ final class DispatchLedger {
     int sinceCount;
     long sinceOutstandingTokens;
     long sinceKvTokens;
+    /** The queue estimate: {@link #replayQueueMillis}, or with first tokens the pending-work one. */
     double queueMillis;
+    /** The report replayed with this router's sends since (what the estimate is without first tokens). */
+    double replayQueueMillis;
     double ownRatePerSecond;
     double peers;
   }
@@ -105,7 +140,8 @@ final class DispatchLedger {
     out.sinceCount = sinceCount;
     out.sinceOutstandingTokens = sinceOutstandingTokens;
     out.sinceKvTokens = sinceKvTokens;
-    out.queueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
+    out.replayQueueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
+    out.queueMillis = streaming ? pendingQueueMillis(nowNanos) : out.replayQueueMillis;
     out.ownRatePerSecond = ownRate.perSecond(nowNanos);
     out.peers = sendWeight - 1.0;
   }
@@ -119,7 +155,13 @@ final class DispatchLedger {
       return;
     }
     lease.dispatchedIdle = prefillsPending == 0;
+    if (prefillsPending == 0) {
+      progressSinceNanos = lease.dispatchedAtNanos;
+    }
     prefillsPending++;
+    pendingWorkMillis += lease.workMillis;
+    pendingSinceWorkMillis += lease.workMillis;
+    pendingSinceCount++;
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
@@ -200,16 +242,20 @@ final class DispatchLedger {
   }
 
   /**
-   * The host saw {@code lease}'s first token: its prefill work leaves the replay.
+   * The host saw {@code lease}'s first token at {@code nowNanos}: its prefill work leaves the
+   * replay and the pending work, and the replica is taken to work on the next pending send from now.
    *
    * @return false when already told, or when the lease is no longer on these books
    */
-  synchronized boolean firstToken(Lease lease) {
+  synchronized boolean firstToken(Lease lease, long nowNanos) {
     if (lease.ledger != this || lease.firstToken) {
       return false;
     }
     lease.firstToken = true;
+    streaming = true;
+    progressSinceNanos = Math.max(progressSinceNanos, nowNanos);
     prefillsPending--;
+    leavePending(lease);
     if (lease.sinceSnapshot) {
       tree.setWork(lease.leaf, 0);
       refresh();
@@ -229,6 +275,7 @@ final class DispatchLedger {
     lease.ledger = null;
     if (!lease.firstToken) {
       prefillsPending--;
+      leavePending(lease);
     }
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
@@ -249,14 +296,31 @@ final class DispatchLedger {
    * reflects are dropped from the replay; without one ({@code NaN}), everything stays.
    */
   synchronized void onReport(long observedAtNanos, double reportedQueueMillis, double peers) {
+    onReport(observedAtNanos, reportedQueueMillis, -1, peers);
+  }
+
+  /**
+   * As {@link #onReport(long, double, double)}, with the report's waiting-request count
+   * ({@code -1} when it has none), from which the share of the queue that is not this router's own
+   * pending sends is estimated.
+   */
+  synchronized void onReport(long observedAtNanos, double reportedQueueMillis, int waiting,
+      double peers) {
     this.sendWeight = 1.0 + Math.max(0, peers);
     if (Double.isNaN(reportedQueueMillis)) {
       replay();
       return;
     }
     while (head != null && head.dispatchedAtNanos <= observedAtNanos) {
+      if (!head.firstToken) {
+        pendingSinceWorkMillis -= head.workMillis;
+        pendingSinceCount--;
+      }
       unlink(head);
     }
+    int ownWaiting = prefillsPending - pendingSinceCount;
+    unseenBaseMillis = waiting < 0 ? reportedQueueMillis
+        : waiting == 0 ? 0 : reportedQueueMillis * Math.max(0, waiting - ownWaiting) / waiting;
     baseQueueMillis = reportedQueueMillis;
     baseAtNanos = observedAtNanos;
     replay();
@@ -267,8 +331,35 @@ final class DispatchLedger {
     while (head != null) {
       unlink(head);
     }
+    pendingSinceWorkMillis = 0;
+    pendingSinceCount = 0;
+    unseenBaseMillis = 0;
     baseQueueMillis = 0;
     replay();
+  }
+
+  /** A send leaves the pending prefills (first token, or released before one). */
+  private void leavePending(Lease lease) {
+    pendingWorkMillis = Math.max(0, pendingWorkMillis - lease.workMillis);
+    if (lease.sinceSnapshot) {
+      pendingSinceWorkMillis = Math.max(0, pendingSinceWorkMillis - lease.workMillis);
+      pendingSinceCount--;
+    }
+    if (prefillsPending == 0) {
+      pendingWorkMillis = 0;
+      pendingSinceWorkMillis = 0;
+    }
+  }
+
+  /**
+   * With first tokens: the unseen share of the last report drained since, plus this router's pending
+   * prefill work less what the replica has done on it since its latest first token, plus the peers'
+   * sends in step with this router's since the report.
+   */
+  private double pendingQueueMillis(long nowNanos) {
+    double unseen = Math.max(0, unseenBaseMillis - millis(nowNanos - baseAtNanos));
+    double own = Math.max(0, pendingWorkMillis - millis(nowNanos - progressSinceNanos));
+    return unseen + own + (sendWeight - 1.0) * pendingSinceWorkMillis;
   }
 
   synchronized long replaySteps() {

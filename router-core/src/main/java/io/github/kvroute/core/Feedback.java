@@ -90,7 +90,7 @@ final class Feedback {
     if (!lease.replica.id.equals(replicaId) || lease.epoch != epoch) {
       return UpdateResult.MISMATCHED_REPLICA;
     }
-    return lease.prefillTarget().ledger.firstToken(lease) ? UpdateResult.APPLIED
+    return lease.prefillTarget().ledger.firstToken(lease, ticker.read()) ? UpdateResult.APPLIED
         : UpdateResult.DUPLICATE;
   }
 

@@ -182,7 +182,8 @@ final class Fleet {
         entry.indexGeneration = index.reset(entry.slot);
       }
       updateUnseenRate(entry, s, observedAt);
-      entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s), peers(observedAt));
+      entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s),
+          s.waitingRequests().orElse(-1), peers(observedAt));
       mirror.onReport(entry, s);
       if (s.state() == ReplicaState.STOPPED && previous != ReplicaState.STOPPED) {
         index.reset(entry.slot);

@@ -136,7 +136,7 @@ class DispatchLedgerTest {
       sent[i] = send(i, 5);
     }
     for (int i = 0; i < n; i += 2) {
-      assertThat(ledger.firstToken(sent[i])).isTrue();
+      assertThat(ledger.firstToken(sent[i], 0)).isTrue();
     }
     for (int i = 0; i < n; i++) {
       ledger.release(sent[(int) ((i * 7_919L) % n)]);
@@ -148,6 +148,40 @@ class DispatchLedgerTest {
     assertThat(r.inFlightRequests).isZero();
     assertThat(r.sinceCount).isZero();
     assertThat(r.queueMillis).isZero();
+  }
+
+  @Test
+  void withFirstTokensAPrefillLeavesTheQueueOnce_notDrainedByTimeAndThenAgainByItsFirstToken() {
+    ledger.onReport(0, 0, 0, 0);
+    Lease a = send(0, 100);
+    send(0, 100);
+    assertThat(read(0).queueMillis).as("no first token seen yet: the replay").isCloseTo(200, EXACT);
+
+    ledger.firstToken(a, 100 * MS);
+
+    // the replay drained a's 100 ms by time and then dropped its work again: b's 100 ms vanished
+    assertThat(read(100).replayQueueMillis).isZero();
+    // pending work: b's 100 ms, of which the replica has done what passed since a's first token
+    assertThat(read(100).queueMillis).isCloseTo(100, EXACT);
+    assertThat(read(150).queueMillis).isCloseTo(50, EXACT);
+    assertThat(read(400).queueMillis).isZero();
+  }
+
+  @Test
+  void withFirstTokensTheReportCountsOnlyItsUnseenShare_andPeersScaleTheSendsSinceIt() {
+    Lease x = send(0, 10);
+    ledger.firstToken(x, 5 * MS);
+    send(6, 100);
+
+    // 3 waiting at 10 ms, one of them this router's own pending send: 2/3 of 300 ms are unseen
+    ledger.onReport(10 * MS, 300, 3, 0);
+    assertThat(read(10).queueMillis).as("200 unseen + 100 - 4 ms done").isCloseTo(296, EXACT);
+    assertThat(read(60).queueMillis).isCloseTo(150 + 46, EXACT);
+
+    ledger.onReport(60 * MS, 0, 0, 2);
+    send(60, 30);
+    // 46 ms left of the first + 30, and the two peers' sends in step with the one since the report
+    assertThat(read(60).queueMillis).isCloseTo(46 + 30 + 2 * 30, EXACT);
   }
 
   @Test
