@@ -231,6 +231,8 @@ final class DecisionPipeline {
           snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens);
       v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
       v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
+      v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
+          KvWait.millis(request, v.matchedTokens, v.freeKvTokens, snap, r.freedTokensPerSecond));
     } else {
       v.freeKvTokens = -1;
       v.kvUtilization = -1;

@@ -93,6 +93,9 @@ final class DispatchLedger {
   private double sendWeight = 1.0;
   @GuardedBy("this")
   private final RateEstimator ownRate = new RateEstimator(10.0);
+  /** KV tokens this router's finished sends freed here, per second. */
+  @GuardedBy("this")
+  private final RateEstimator freedTokens = new RateEstimator(10.0);
   private final ReplayTree tree = new ReplayTree();
   /** The latest dispatch time among the tree's leaves (live or dead), or the base time. */
   private long lastLeafNanos;
@@ -131,6 +134,8 @@ final class DispatchLedger {
     double replayQueueMillis;
     double ownRatePerSecond;
     double peers;
+    /** KV tokens freed per second by finishing sends, this router's and (scaled) its peers'. */
+    double freedTokensPerSecond;
   }
 
   synchronized void read(long nowNanos, Reading out) {
@@ -144,6 +149,12 @@ final class DispatchLedger {
     out.queueMillis = streaming ? pendingQueueMillis(nowNanos) : out.replayQueueMillis;
     out.ownRatePerSecond = ownRate.perSecond(nowNanos);
     out.peers = sendWeight - 1.0;
+    out.freedTokensPerSecond = freedTokens.perSecond(nowNanos) * sendWeight;
+  }
+
+  /** A send of this router's finished here at {@code nowNanos}: its KV is free again. */
+  synchronized void finished(Lease lease, long nowNanos) {
+    freedTokens.record(nowNanos, lease.outstandingTokens());
   }
 
   /**

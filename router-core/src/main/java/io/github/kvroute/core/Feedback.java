@@ -63,6 +63,7 @@ final class Feedback {
       result = UpdateResult.DUPLICATE;
     } else {
       release(lease);
+      lease.prefillTarget().ledger.finished(lease, ticker.read());
       learn(lease, outcome);
       result = UpdateResult.APPLIED;
     }

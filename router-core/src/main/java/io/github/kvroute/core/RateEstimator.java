@@ -17,8 +17,13 @@ final class RateEstimator {
   }
 
   void record(long nowNanos) {
+    record(nowNanos, 1.0);
+  }
+
+  /** An event worth {@code weight} (say, tokens): the rate reads weight per second. */
+  void record(long nowNanos, double weight) {
     decayTo(nowNanos);
-    rate += 1e9 / tauNanos;
+    rate += weight * 1e9 / tauNanos;
   }
 
   double perSecond(long nowNanos) {

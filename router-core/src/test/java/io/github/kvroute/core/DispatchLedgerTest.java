@@ -257,6 +257,32 @@ class DispatchLedgerTest {
     assertThat(seenByC.inFlightRequests()).isEqualTo(2);
   }
 
+  @ParameterizedTest
+  @CsvSource({
+      "2, 8546.309134",  // 940 tokens short at 110 freed per second, decayed for 1 ms
+      "0, 0",            // nothing waits there: the engine is not held up by its KV
+  })
+  void throughTheRouter_aRequestWhoseKvDoesNotFitWaitsForFinishingSendsToFreeIt(int waiting,
+      double queueMillis) {
+    ManualTicker ticker = new ManualTicker();
+    RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    router.onSnapshot(ready("r0").estimatedQueueDelayMillis(0).kvBlocks(0, 100)
+        .kvBlockSizeTokens(16).build());
+    var a = request("a", prompt(1_000, 1)).maxOutputTokens(100).build();
+    var d = router.route(a);
+    // a (1,100 tokens of KV) finishes: with a 10 s memory, 110 tokens are freed per second
+    router.onOutcome(TestData.outcome(a, d, io.github.kvroute.api.OutcomeStatus.SUCCESS).build());
+    ticker.advanceMillis(1);
+    router.onSnapshot(ready("r0").observedAtNanos(1 * MS).estimatedQueueDelayMillis(0)
+        .waitingRequests(waiting).kvBlocks(90, 100).kvBlockSizeTokens(16).build());
+
+    // b needs 1,100 tokens and 160 are free
+    router.route(request("b", prompt(1_000, 2)).maxOutputTokens(100).build());
+
+    assertThat(policy.views.get("r0").estimatedQueueMillis()).isCloseTo(queueMillis, within(1e-3));
+  }
+
   @Test
   void throughTheRouter_aReportWithoutQueueFieldsKeepsTheSends() {
     ManualTicker ticker = new ManualTicker();
