@@ -32,10 +32,10 @@ import java.util.OptionalLong;
  *   <li>record: lease, books, breaker probe, optimistic index insert.
  * </ol>
  *
- * <p>Thread-safety: thread-safe; each calling thread uses its own {@link Scratch}.
+ * <p>Thread-safety: thread-safe; each calling thread uses its own {@link DecisionContext}.
  */
 final class DecisionPipeline {
-  private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+  private static final ThreadLocal<DecisionContext> SCRATCH = ThreadLocal.withInitial(DecisionContext::new);
 
   private final Fleet fleet;
   private final PrefixIndex index;
@@ -91,7 +91,7 @@ final class DecisionPipeline {
     long now = ticker.read();
     int maskWords = index.words();
     ReplicaEntry[] members = fleet.members();
-    Scratch s = SCRATCH.get();
+    DecisionContext s = SCRATCH.get();
     s.begin(request, now, random, estimate, members.length, maskWords, maskWords << 6);
     try {
       boolean anyMatchable = collect(s, members, request, now, maskWords);
@@ -129,7 +129,7 @@ final class DecisionPipeline {
    * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a
    * term vetoed it), so that no policy can choose it; remembers the others' totals.
    */
-  private void vetoInfinite(Scratch s) {
+  private void vetoInfinite(DecisionContext s) {
     for (int i = 0; i < s.viewCount; i++) {
       MutableView v = s.views[i];
       v.request = s.request;
@@ -141,7 +141,7 @@ final class DecisionPipeline {
     keepFinite(s.decode);
   }
 
-  private static void keepFinite(Scratch.ViewList list) {
+  private static void keepFinite(DecisionContext.ViewList list) {
     int kept = 0;
     for (int i = 0; i < list.size; i++) {
       MutableView v = list.items[i];
@@ -152,7 +152,7 @@ final class DecisionPipeline {
     list.size = kept;
   }
 
-  private boolean collect(Scratch s, ReplicaEntry[] members, Request request, long now, int words) {
+  private boolean collect(DecisionContext s, ReplicaEntry[] members, Request request, long now, int words) {
     boolean any = false;
     String model = request.model();
     for (ReplicaEntry entry : members) {
@@ -191,7 +191,7 @@ final class DecisionPipeline {
     return any;
   }
 
-  private void fill(MutableView v, Request request, long now, boolean matched, Scratch s, int words) {
+  private void fill(MutableView v, Request request, long now, boolean matched, DecisionContext s, int words) {
     ReplicaEntry entry = v.entry;
     ReplicaSnapshot snap = v.snapshot;
     DispatchLedger.Reading r = v.reading;
@@ -248,7 +248,7 @@ final class DecisionPipeline {
     v.cacheHitReliability = entry.calibration.reliability();
   }
 
-  private RoutingDecision decide(Scratch s) {
+  private RoutingDecision decide(DecisionContext s) {
     RoutingDecision d;
     try {
       d = policy.route(s);
@@ -277,7 +277,7 @@ final class DecisionPipeline {
     return admitted;
   }
 
-  private RoutingDecision withCost(Scratch s, RoutingDecision d) {
+  private RoutingDecision withCost(DecisionContext s, RoutingDecision d) {
     if (!d.cost().isEmpty()) {
       return d;
     }
@@ -289,7 +289,7 @@ final class DecisionPipeline {
   }
 
   /** A decision must name eligible candidates in their current epochs. */
-  private static void validate(Scratch s, RoutingDecision d, String who) {
+  private static void validate(DecisionContext s, RoutingDecision d, String who) {
     if (!d.isRouted()) {
       return;
     }
@@ -309,7 +309,7 @@ final class DecisionPipeline {
     }
   }
 
-  private static MutableView find(Scratch.ViewList list, String id, long epoch) {
+  private static MutableView find(DecisionContext.ViewList list, String id, long epoch) {
     for (int i = 0; i < list.size; i++) {
       MutableView v = list.items[i];
       if (v.epoch == epoch && v.entry.id.equals(id)) {
@@ -320,7 +320,7 @@ final class DecisionPipeline {
   }
 
   /** The safe fallback: least standard cost among whole-request candidates. */
-  private RoutingDecision leastCost(Scratch s) {
+  private RoutingDecision leastCost(DecisionContext s) {
     if (s.mixed.size == 0) {
       return s.noCandidates();
     }
@@ -337,7 +337,7 @@ final class DecisionPipeline {
     return RoutingDecision.routed(best, estimate.breakdown(s.request, best));
   }
 
-  private Lease record(Scratch s, RoutingDecision d, RequestRef ref, long now) {
+  private Lease record(DecisionContext s, RoutingDecision d, RequestRef ref, long now) {
     Request request = s.request;
     MutableView chosen = find(s.mixed, d.replicaId(), d.epoch());
     MutableView prefillView = null;

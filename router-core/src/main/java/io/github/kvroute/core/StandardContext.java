@@ -9,7 +9,7 @@ import io.github.kvroute.api.RoutingContext;
 /**
  * The {@link RoutingContext} behaviour every context of this library shares: the request, the injected
  * time and randomness, and the {@link StandardEstimate}. Subclasses supply the candidate lists: the
- * router's per-thread {@link Scratch} over pooled views, or {@link RoutingContexts}' fixed lists.
+ * router's per-thread {@link DecisionContext} over pooled views, or {@link RoutingContexts}' fixed lists.
  *
  * <p>Thread-safety: as the subclass's.
  */

@@ -16,7 +16,7 @@ import java.util.RandomAccess;
  *
  * <p>Not thread-safe: one per thread ({@link ThreadLocal}); valid during one decision.
  */
-final class Scratch extends StandardContext {
+final class DecisionContext extends StandardContext {
   MutableView[] views = new MutableView[0];
   int viewCount;
   final ViewList mixed = new ViewList();
@@ -56,7 +56,7 @@ final class Scratch extends StandardContext {
     decode.size = 0;
   }
 
-  /** Drops references so a pooled scratch does not pin requests or entries. */
+  /** Drops references so a pooled context does not pin requests or entries. */
   void end() {
     request = null;
     for (int i = 0; i < viewCount; i++) {
