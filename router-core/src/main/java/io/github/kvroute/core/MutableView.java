@@ -8,8 +8,8 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
- * The router's reusable {@link CandidateView}: one per candidate slot in a thread's decision context, refilled
- * for every decision so that routing allocates no view objects.
+ * The router's reusable {@link CandidateView}: one per candidate slot in a thread's decision
+ * context, refilled for every decision so that routing allocates no view objects.
  *
  * <p>Not thread-safe: owned by one thread's {@link DecisionContext}.
  */
