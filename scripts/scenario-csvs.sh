@@ -16,7 +16,7 @@ if [[ -z "$jar" ]]; then
   jar="$root/examples/target/kvroute-sim.jar"
 fi
 mkdir -p "$out"
-for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '{print $1}'); do
+for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}'); do
   java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
       --policies all --load-scales none --format csv --no-report "$@" 2>/dev/null \
     | awk -F, -v OFS=, '

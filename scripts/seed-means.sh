@@ -16,7 +16,7 @@ if [[ -z "$jar" ]]; then
   "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
   jar="$root/examples/target/kvroute-sim.jar"
 fi
-for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '{print $1}'); do
+for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}'); do
   for seed in ${seeds//,/ }; do
     java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
         --seed "$seed" --policies "$policies" --load-scales none --format csv --no-report "$@" \
