@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
@@ -20,23 +22,36 @@ import picocli.CommandLine;
  * about 1 / replicas of the trace's reuse. The expected ratios are those of an independent replay of
  * the trace with 512-token blocks, the partial last block included.
  *
- * <p>The trace file is not part of the repository: the test looks for
- * {@code conversation_trace.jsonl} in {@code ../shared/traces} beside the checkout (where the
- * development workspace keeps a copy) and is skipped where it is absent.
+ * <p>The trace file is not part of the repository: the test reads the file named by the system
+ * property {@value #TRACE_PROPERTY}, else the first {@code traces/conversation_trace.jsonl} in a
+ * folder beside the checkout, and is skipped where there is none.
  */
 class EvictionFreeTraceTest {
-  private static Path trace() {
+  static final String TRACE_PROPERTY = "kvroute.mooncakeTrace";
+
+  private static Path trace() throws IOException {
+    String configured = System.getProperty(TRACE_PROPERTY);
+    if (configured != null) {
+      return Path.of(configured);
+    }
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isRegularFile(dir.resolve("kvroute-sim"))) {
       dir = dir.getParent();
     }
-    return dir == null ? Path.of("absent")
-        : dir.resolveSibling("shared").resolve("traces").resolve("conversation_trace.jsonl");
+    if (dir == null || dir.getParent() == null) {
+      return Path.of("absent");
+    }
+    try (Stream<Path> siblings = Files.list(dir.getParent())) {
+      return siblings.sorted()
+          .map(d -> d.resolve("traces").resolve("conversation_trace.jsonl"))
+          .filter(Files::isRegularFile).findFirst().orElse(Path.of("absent"));
+    }
   }
 
   @ParameterizedTest(name = "{0} replicas: {1}")
   @CsvSource({"4, 0.196", "8, 0.139", "16, 0.101"})
-  void roundRobinsPrefixHitRatioIsTheTracesReuseSplitAcrossReplicas(int replicas, double expected) {
+  void roundRobinsPrefixHitRatioIsTheTracesReuseSplitAcrossReplicas(int replicas, double expected)
+      throws IOException {
     Path trace = trace();
     assumeTrue(Files.isRegularFile(trace), "no Mooncake trace at " + trace);
     StringWriter out = new StringWriter();
