@@ -287,6 +287,10 @@ public final class Router implements TelemetrySink, AutoCloseable {
     return fleet;
   }
 
+  LeaseTable leases() {
+    return leases;
+  }
+
   private void subscribe(List<TelemetrySource> sources) {
     for (TelemetrySource source : sources) {
       try {
