@@ -60,6 +60,9 @@ final class ReplicaEntry {
    */
   @GuardedBy("this")
   double capacityScale = 1.0;
+  /** When (router ticker) the router learnt the current {@link #epoch}: bounds how far it may jump. */
+  @GuardedBy("this")
+  long epochLearntAtNanos;
   /** The last KV-event sequence number applied in this epoch; -1 before one. */
   @GuardedBy("this")
   long lastKvSequence = -1;
