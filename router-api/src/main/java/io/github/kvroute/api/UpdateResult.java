@@ -44,7 +44,14 @@ public enum UpdateResult {
    * A report observed further in the router's future than the accepted clock skew: ignored and
    * counted, so that one bad clock cannot make every later report look out of order.
    */
-  CLOCK_SKEW;
+  CLOCK_SKEW,
+  /**
+   * A report or KV event whose epoch runs further ahead of the replica's known one than any restart
+   * can explain (a corrupted or mis-scaled epoch from a buggy exporter): ignored, so that it cannot
+   * make every real report {@link #STALE_EPOCH} until an even newer epoch arrives. The bound is the
+   * router's {@code maxEpochAdvance} plus the nanoseconds elapsed since it learnt the known epoch.
+   */
+  EPOCH_JUMP;
 
   public boolean isApplied() {
     return this == APPLIED;

@@ -373,7 +373,8 @@ final class DecisionPipeline {
       counters.orphaned.increment();
     }
     int gen = computeEntry.indexGeneration;
-    if (!computeEntry.exact && gen >= 0 && request.prompt().blockCount() > 0) {
+    // on an exact replica the insert is speculative: it lasts while this attempt is open
+    if (gen >= 0 && request.prompt().blockCount() > 0) {
       lease.insert = index.insertRouted(computeEntry.slot, gen, request.prompt(),
           computeView.matchedBlocks);
     }
@@ -411,10 +412,12 @@ final class DecisionPipeline {
   }
 
   /**
-   * A closed attempt leaves its replicas' books and gives back its breaker probe, if it had one.
+   * A closed attempt leaves its replicas' books, ends its speculative index entries and gives back
+   * its breaker probe, if it had one.
    */
-  private static void takeOff(Lease lease) {
+  private void takeOff(Lease lease) {
     Feedback.release(lease);
+    Feedback.endSpeculation(index, lease);
     if (lease.probe) {
       lease.replica.breaker.releaseProbe();
     }

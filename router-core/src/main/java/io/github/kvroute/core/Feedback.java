@@ -95,9 +95,13 @@ final class Feedback {
         : UpdateResult.DUPLICATE;
   }
 
-  /** A lease timed out: its books are released; its guess stays (the request may have run). */
+  /**
+   * A lease timed out: its books are released; its guess stays (the request may have run), unless it
+   * was speculative.
+   */
   void onExpired(Lease lease) {
     release(lease);
+    endSpeculation(index, lease);
     if (lease.probe) {
       lease.replica.breaker.releaseProbe();
     }
@@ -114,6 +118,7 @@ final class Feedback {
     }
     for (Lease l : lost) {
       release(l);
+      endSpeculation(index, l);
       if (l.probe) {
         l.replica.breaker.releaseProbe();
       }
@@ -130,9 +135,21 @@ final class Feedback {
     }
   }
 
+  /**
+   * An attempt ended: a speculative insert of its prefix (made on an exact replica) ends with it,
+   * keeping only what KV events confirmed.
+   */
+  static void endSpeculation(PrefixIndex index, Lease lease) {
+    IndexStore.Insert insert = lease.insert;
+    if (insert != null) {
+      index.endSpeculation(insert);
+    }
+  }
+
   private void learn(Lease lease, Outcome outcome) {
     ReplicaEntry computed = lease.prefillTarget();
     if (outcome.prefillStarted()) {
+      endSpeculation(index, lease);
       if (outcome.cachedTokens().isPresent()) {
         int reused = outcome.cachedTokens().getAsInt();
         computed.calibration.recordReuse(lease.predictedMatchedTokens, reused);

@@ -31,6 +31,12 @@ import java.util.concurrent.atomic.LongAdder;
  * epoch is remembered for good (for the {@value #MAX_REMOVED_REMEMBERED} most recently removed
  * ids), so its old process's late reports cannot bring it back, however late; a newer epoch can.
  *
+ * <p>An epoch may run ahead of the one known for the id (current, or last removed) by at most the
+ * configured advance plus the ticker's nanoseconds since the router learnt that one: a restart counter
+ * advances by one, and a start time by no more than the time that passed plus the old process's age
+ * when first seen; anything further is a corrupted epoch ({@link UpdateResult#EPOCH_JUMP}), refused
+ * before anything changes, so that it cannot make every real report stale.
+ *
  * <p>Only reports introduce replicas: a KV event for an unknown id is dropped, so events cannot
  * grow the fleet. Report times are the replica's clock: one further in the future than the accepted
  * skew is ignored, one within it counts as observed now, and one older than a day as a day old, so
@@ -56,7 +62,7 @@ final class Fleet {
   static final long MAX_REPORT_AGE_NANOS = Duration.ofDays(1).toNanos();
 
   private final ConcurrentHashMap<String, ReplicaEntry> byId = new ConcurrentHashMap<>();
-  private final Cache<String, Long> removedEpochs;
+  private final Cache<String, RemovedEpoch> removedEpochs;
   /** Replaced (never mutated) while holding this fleet's monitor; read lock-free by decisions. */
   private volatile ReplicaEntry[] members = new ReplicaEntry[0];
 
@@ -70,6 +76,7 @@ final class Fleet {
   private final Ticker ticker;
   private final BreakerConfig breakerConfig;
   private final long maxClockSkewNanos;
+  private final long maxEpochAdvance;
   private final LongAdder kvEventGaps;
 
   /**
@@ -90,6 +97,7 @@ final class Fleet {
     this.ticker = settings.ticker();
     this.breakerConfig = settings.breakerConfig();
     this.maxClockSkewNanos = settings.maxClockSkew().toNanos();
+    this.maxEpochAdvance = settings.maxEpochAdvance();
     this.removedEpochs = Caffeine.newBuilder().executor(Runnable::run)
         .maximumSize(MAX_REMOVED_REMEMBERED).build();
   }
@@ -144,9 +152,12 @@ final class Fleet {
 
   UpdateResult onSnapshot(ReplicaSnapshot s) {
     long now = ticker.read();
-    Long removedAt = removedEpochs.getIfPresent(s.replicaId());
-    if (removedAt != null && s.epoch() <= removedAt) {
+    RemovedEpoch removedAt = removedEpochs.getIfPresent(s.replicaId());
+    if (removedAt != null && s.epoch() <= removedAt.epoch()) {
       return UpdateResult.STALE_EPOCH;
+    }
+    if (removedAt != null && jumps(removedAt.epoch(), removedAt.learntAtNanos(), s.epoch(), now)) {
+      return UpdateResult.EPOCH_JUMP;
     }
     long observedAt = s.observedAtNanos().orElse(now);
     if (LongMath.saturatedSubtract(observedAt, now) > maxClockSkewNanos) {
@@ -167,11 +178,18 @@ final class Fleet {
       if (s.epoch() == entry.epoch && observedAt < entry.observedAtNanos) {
         return UpdateResult.OUT_OF_ORDER;
       }
+      if (s.epoch() > entry.epoch && entry.epoch >= 0
+          && jumps(entry.epoch, entry.epochLearntAtNanos, s.epoch(), now)) {
+        return UpdateResult.EPOCH_JUMP;
+      }
       if (s.epoch() > entry.epoch && entry.epoch >= 0) {
         restartedFrom = entry.epoch;
         restart(entry);
       }
       previous = entry.state();
+      if (s.epoch() != entry.epoch) {
+        entry.epochLearntAtNanos = now;
+      }
       entry.epoch = s.epoch();
       entry.snapshot = s;
       entry.observedAtNanos = observedAt;
@@ -205,8 +223,8 @@ final class Fleet {
   }
 
   UpdateResult onKvEvent(KvEvent e) {
-    Long removedAt = removedEpochs.getIfPresent(e.replicaId());
-    if (removedAt != null && e.epoch() <= removedAt) {
+    RemovedEpoch removedAt = removedEpochs.getIfPresent(e.replicaId());
+    if (removedAt != null && e.epoch() <= removedAt.epoch()) {
       return UpdateResult.STALE_EPOCH;
     }
     ReplicaEntry entry = byId.get(e.replicaId());
@@ -218,12 +236,17 @@ final class Fleet {
       if (entry.removed || e.epoch() < entry.epoch) {
         return UpdateResult.STALE_EPOCH;
       }
+      if (e.epoch() > entry.epoch && entry.epoch >= 0
+          && jumps(entry.epoch, entry.epochLearntAtNanos, e.epoch(), ticker.read())) {
+        return UpdateResult.EPOCH_JUMP;
+      }
       if (e.epoch() > entry.epoch) {
         if (entry.epoch >= 0) {
           restartedFrom = entry.epoch;
           restart(entry);
         }
         entry.epoch = e.epoch();
+        entry.epochLearntAtNanos = ticker.read();
       }
       if (!acceptSequence(entry, e)) {
         return UpdateResult.OUT_OF_ORDER;
@@ -248,6 +271,18 @@ final class Fleet {
     }
     return UpdateResult.APPLIED;
   }
+
+  /**
+   * Whether {@code epoch} runs further ahead of {@code known}, learnt at {@code learntAtNanos}, than
+   * the configured advance plus the time since allows (saturating: no sum overflows).
+   */
+  private boolean jumps(long known, long learntAtNanos, long epoch, long nowNanos) {
+    long elapsed = Math.max(0, LongMath.saturatedSubtract(nowNanos, learntAtNanos));
+    return epoch > LongMath.saturatedAdd(LongMath.saturatedAdd(known, maxEpochAdvance), elapsed);
+  }
+
+  /** A removed id's last epoch and when the router had learnt it. */
+  private record RemovedEpoch(long epoch, long learntAtNanos) {}
 
   /**
    * Called under the entry's monitor: whether {@code e}'s sequence number (if any) follows the last
@@ -288,7 +323,7 @@ final class Fleet {
       entry.removed = true;
       epoch = entry.epoch;
       previous = entry.state();
-      removedEpochs.put(replicaId, epoch);
+      removedEpochs.put(replicaId, new RemovedEpoch(epoch, entry.epochLearntAtNanos));
       entry.ledger.reset();
     }
     synchronized (this) {

@@ -209,12 +209,18 @@ final class IndexStore {
     }
   }
 
-  /** An optimistic insert; remembers the ticks it used so that a rollback can tell if it is undisturbed. */
+  /**
+   * An optimistic insert; remembers the ticks it used so that a rollback can tell if it is undisturbed.
+   * On an exact slot it is <em>speculative</em>: it stands for the blocks the engine will store once
+   * the routed prefill runs, until an event confirms them (touching them again) or the attempt ends.
+   */
   static final class Insert extends Command {
     final PromptKey prompt;
     final int matchedBlocks;
     int count;
     long tickStart;
+    /** Applied to an exact slot: to be taken back when its attempt ends, unless confirmed. */
+    boolean speculative;
 
     Insert(int slot, int gen, PromptKey prompt, int matchedBlocks) {
       super(slot, gen);
@@ -229,9 +235,10 @@ final class IndexStore {
 
     @Override
     void apply(IndexStore ix) {
-      if (!ix.accept(slot, gen) || ix.exact[slot]) {
+      if (!ix.accept(slot, gen)) {
         return;
       }
+      speculative = ix.exact[slot];
       count = (int) Math.min(prompt.blockCount(), ix.capacityBlocks[slot]);
       tickStart = ix.tick + 1;
       // A prefix the slot already holds as one run (a re-sent document, a chat's history) moves to the
@@ -252,16 +259,25 @@ final class IndexStore {
           ix.touch(slot, prompt.blockHash(i));
         }
       }
-      ix.enforceCapacity(slot);
+      if (!speculative) {
+        // an exact slot is trimmed by the engine's removal events, never by the mirrored capacity
+        ix.enforceCapacity(slot);
+      }
     }
   }
 
+  /**
+   * Takes back the blocks an insert added that nothing touched since; with {@code onlySpeculative},
+   * only if the insert was speculative (an attempt ending on an exact slot).
+   */
   static final class Rollback extends Command {
     final Insert insert;
+    final boolean onlySpeculative;
 
-    Rollback(Insert insert) {
+    Rollback(Insert insert, boolean onlySpeculative) {
       super(insert.slot, insert.gen);
       this.insert = insert;
+      this.onlySpeculative = onlySpeculative;
     }
 
     @Override
@@ -271,7 +287,7 @@ final class IndexStore {
 
     @Override
     void apply(IndexStore ix) {
-      if (!ix.accept(slot, gen) || insert.count == 0) {
+      if (!ix.accept(slot, gen) || insert.count == 0 || (onlySpeculative && !insert.speculative)) {
         return;
       }
       SlotLru lru = ix.lrus[slot];

@@ -48,6 +48,11 @@ final class LeaseTable {
    * Each request's authoritative (latest routed) open attempt; one entry per open lease at most.
    */
   private final ConcurrentHashMap<String, Lease> latest = new ConcurrentHashMap<>();
+  /**
+   * A test seam between the two steps of {@link #close} (marking closed, leaving the open map), so
+   * that a test can run an outcome at exactly that point; null outside tests.
+   */
+  volatile Consumer<Lease> betweenCloseSteps;
 
   LeaseTable(Ticker ticker, Duration timeout, Consumer<Lease> onExpired) {
     this.open = Caffeine.newBuilder()
@@ -83,6 +88,10 @@ final class LeaseTable {
   boolean close(Lease lease) {
     // marked first: a reader that no longer finds it open must find it closed
     markClosed(lease.ref);
+    Consumer<Lease> seam = betweenCloseSteps;
+    if (seam != null) {
+      seam.accept(lease);
+    }
     if (open.asMap().remove(lease.ref, lease)) {
       latest.remove(lease.ref.requestId(), lease);
       return true;

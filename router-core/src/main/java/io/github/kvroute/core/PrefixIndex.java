@@ -41,7 +41,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Modes.</b> A slot starts <em>approximate</em>: the router inserts what it routed and mirrors the
  * replica's KV capacity with an LRU (blocks touched deepest-first, so the root is the most recent and
  * eviction trims leaves first, as vLLM's free-block queue does). The first KV event for a slot switches
- * it to <em>exact</em>: stored/removed/cleared events are then the only writers for it.
+ * it to <em>exact</em>: stored/removed/cleared events then decide what it holds, and the capacity
+ * mirror no longer trims it. What the router routes there is still inserted, but only
+ * <em>speculatively</em>: an engine stores a prompt's blocks when its prefill runs, which under a
+ * queue is seconds after routing, and a router blind for that long spreads one prefix over every
+ * replica (the same window llm-d's precise prefix-cache scorer closes with speculative entries). A
+ * speculative insert lasts while its attempt is open: when the attempt ends, its blocks that no event
+ * touched since are taken back ({@link #endSpeculation}), so events stay the only lasting writers.
  *
  * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}.
  * Per (slot, block) entry: key, tick, links and index position in {@link SlotLru} (28 bytes) plus its
@@ -209,7 +215,15 @@ final class PrefixIndex {
 
   /** Undoes an insert whose request never reached prefill, where nothing touched the blocks since. */
   void rollback(IndexStore.Insert insert) {
-    submit(new IndexStore.Rollback(insert));
+    submit(new IndexStore.Rollback(insert, false));
+  }
+
+  /**
+   * The attempt behind {@code insert} ended: if the insert was speculative (its slot is exact), its
+   * blocks that no KV event confirmed since are taken back, as for {@link #rollback}.
+   */
+  void endSpeculation(IndexStore.Insert insert) {
+    submit(new IndexStore.Rollback(insert, true));
   }
 
   /** Blocks an event says are resident; the slot is in exact mode. */

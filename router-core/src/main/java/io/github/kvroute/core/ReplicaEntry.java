@@ -33,7 +33,10 @@ final class ReplicaEntry {
   volatile ReplicaSnapshot snapshot;
   volatile long observedAtNanos = Long.MIN_VALUE;
   volatile long readyObservedAtNanos = Long.MIN_VALUE;
-  /** Fed by KV events in the current epoch: the router stops inserting guesses. */
+  /**
+   * Fed by KV events in the current epoch: what the router routes there is inserted only
+   * speculatively, for as long as the attempt is open.
+   */
   volatile boolean exact;
   /**
    * A gap in this epoch's KV-event sequence numbers: the index is back in approximate mode for it
@@ -57,6 +60,9 @@ final class ReplicaEntry {
    */
   @GuardedBy("this")
   double capacityScale = 1.0;
+  /** When (router ticker) the router learnt the current {@link #epoch}: bounds how far it may jump. */
+  @GuardedBy("this")
+  long epochLearntAtNanos;
   /** The last KV-event sequence number applied in this epoch; -1 before one. */
   @GuardedBy("this")
   long lastKvSequence = -1;

@@ -90,7 +90,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private Router(Builder b, RoutingPolicy policy) {
     long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
     RouterSettings settings = new RouterSettings(b.costModel, b.blockSizeTokens, capacityBlocks,
-        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.maxClockSkew, b.ticker, b.random);
+        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.maxClockSkew, b.maxEpochAdvance, b.ticker, b.random);
     this.policyName = policy.name();
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
@@ -132,7 +132,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * Applies a replica report. A replica is known from its first report; it is routable while its
    * latest report says READY. A report observed more than {@link Builder#maxClockSkew} after the
    * router's now is ignored ({@link UpdateResult#CLOCK_SKEW}); within it, it counts as observed
-   * now, and one observed more than a day ago counts as a day old.
+   * now, and one observed more than a day ago counts as a day old. A report whose epoch runs further
+   * ahead of the replica's than {@link Builder#maxEpochAdvance} allows is ignored
+   * ({@link UpdateResult#EPOCH_JUMP}), as is a KV event's.
    *
    * @throws NullPointerException if {@code snapshot} is null
    */
@@ -287,6 +289,10 @@ public final class Router implements TelemetrySink, AutoCloseable {
     return fleet;
   }
 
+  LeaseTable leases() {
+    return leases;
+  }
+
   private void subscribe(List<TelemetrySource> sources) {
     for (TelemetrySource source : sources) {
       try {
@@ -323,12 +329,13 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private BreakerConfig breakerConfig = BreakerConfig.defaults();
     private int indexWriteBufferLimit = 1 << 16;
     private Duration maxClockSkew = Duration.ofSeconds(5);
+    private long maxEpochAdvance = DEFAULT_MAX_EPOCH_ADVANCE;
     /** This builder's options, each set once ({@link SetOnce}). */
     private enum Option {
       POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
       DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, LISTENER, TELEMETRY_SOURCES, LEASE_TIMEOUT,
       PEER_ROUTERS, BREAKER,
-      INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW
+      INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE
     }
 
     private long set;
@@ -460,6 +467,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
     /** Longest accepted {@link #leaseTimeout}: beyond it a lost outcome holds a replica's books. */
     public static final Duration MAX_LEASE_TIMEOUT = Duration.ofDays(30);
+    /** Default {@link #maxEpochAdvance}: 2^58, about nine years of nanoseconds. */
+    public static final long DEFAULT_MAX_EPOCH_ADVANCE = 1L << 58;
 
     /**
      * How long an attempt may stay open without an outcome, at most {@link #MAX_LEASE_TIMEOUT}.
@@ -517,6 +526,26 @@ public final class Router implements TelemetrySink, AutoCloseable {
       checkArgument(skew != null && !skew.isNegative() && skew.compareTo(Duration.ofDays(1)) <= 0,
           "maxClockSkew: %s (expected: between 0 and PT24H)", skew);
       this.maxClockSkew = skew;
+      return this;
+    }
+
+    /**
+     * How far a replica's epoch may run ahead of the epoch the router knows for it (its current one,
+     * or its last one if removed), beyond the nanoseconds elapsed on the router's ticker since the
+     * router learnt that one; a report or KV event further ahead is ignored as
+     * {@link UpdateResult#EPOCH_JUMP}. An epoch that is a counter advances by one per restart, and
+     * one that is a process start time advances no faster than its clock, by at most the old
+     * process's age when the router first saw it plus the time since; the default, 2^58, is about
+     * nine years of nanoseconds (a start time in seconds, milliseconds or microseconds, or a counter,
+     * can never come near it), while a corrupted epoch such as 2^61 is refused. The first epoch the
+     * router sees for an id has nothing to compare with and is taken as it is. At least 1, at most
+     * {@link ReplicaSnapshot#MAX_EPOCH} (which refuses nothing below that).
+     */
+    public Builder maxEpochAdvance(long advance) {
+      set = SetOnce.mark(set, Option.MAX_EPOCH_ADVANCE);
+      checkArgument(advance >= 1 && advance <= ReplicaSnapshot.MAX_EPOCH,
+          "maxEpochAdvance: %s (expected: in [1, %s])", advance, ReplicaSnapshot.MAX_EPOCH);
+      this.maxEpochAdvance = advance;
       return this;
     }
 

@@ -12,8 +12,10 @@ import java.time.Duration;
  *     report its KV capacity
  * @param peerRouters other routers sending to the same fleet, or -1 to measure them
  * @param maxClockSkew how far in the future a report may be stamped before it is ignored
+ * @param maxEpochAdvance how far a replica's epoch may run ahead of the known one, beyond the
+ *     nanoseconds elapsed since the router learnt that one, before a report or event is ignored
  */
 record RouterSettings(CostModel costModel, int blockSizeTokens, long defaultCapacityBlocks,
     int peerRouters, BreakerConfig breakerConfig, Duration leaseTimeout, Duration maxClockSkew,
-    Ticker ticker,
+    long maxEpochAdvance, Ticker ticker,
     RandomSource random) {}

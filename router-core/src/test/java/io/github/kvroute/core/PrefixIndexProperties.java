@@ -28,7 +28,8 @@ class PrefixIndexProperties {
 
   // ------------------------------------------------------------------------------ operations
 
-  sealed interface Op permits Insert, Stored, Removed, Cleared, Reset, Capacity, Rollback {}
+  sealed interface Op
+      permits Insert, Stored, Removed, Cleared, Reset, Capacity, Rollback, EndSpeculation {}
 
   record Insert(int slot, int prompt, boolean stale) implements Op {}
 
@@ -45,6 +46,9 @@ class PrefixIndexProperties {
 
   /** Rolls back the {@code insert}-th insert made so far (modulo their number). */
   record Rollback(int insert) implements Op {}
+
+  /** Ends the attempt of the {@code insert}-th insert made so far (modulo their number). */
+  record EndSpeculation(int insert) implements Op {}
 
   @Provide
   Arbitrary<List<int[]>> prompts() {
@@ -68,7 +72,9 @@ class PrefixIndexProperties {
         net.jqwik.api.Tuple.of(1, slot.map(Reset::new)),
         net.jqwik.api.Tuple.of(2, Combinators.combine(slot, Arbitraries.integers().between(0, 8),
             stale).as(Capacity::new)),
-        net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(0, 50).map(Rollback::new)));
+        net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(0, 50).map(Rollback::new)),
+        net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(0, 50)
+            .map(EndSpeculation::new)));
     return op.list().ofMaxSize(40);
   }
 
@@ -136,7 +142,7 @@ class PrefixIndexProperties {
 
   /** An insert as both sides saw it, for rolling back later. */
   record Made(IndexStore.Insert command, int slot, int generation, PromptKey prompt, int matched,
-      int count, Object token, boolean accepted) {}
+      int count, Object token, boolean accepted, boolean speculative) {}
 
   // ------------------------------------------------------------------------------ properties
 
@@ -185,16 +191,21 @@ class PrefixIndexProperties {
       int matched = model.match(p, s);
       int g = o.stale() ? staleGen(oldGens.get(s)) : gen[s];
       IndexStore.Insert command = ix.insertRouted(slotIds[s], g, p, matched);
-      boolean accepted = !o.stale() && !model.exact[s];
+      boolean accepted = !o.stale();
+      // on an exact slot the insert is speculative: kept until its attempt ends, never trimmed
+      boolean speculative = accepted && model.exact[s];
       Object token = new Object();
       int count = (int) Math.min(p.blockCount(), model.capacity[s]);
       if (accepted) {
         for (int i = count - 1; i >= 0; i--) {
           model.touch(s, p.blockHash(i), token);
         }
-        model.enforceCapacity(s);
+        if (!speculative) {
+          model.enforceCapacity(s);
+        }
       }
-      inserts.add(new Made(command, s, model.generation[s], p, matched, count, token, accepted));
+      inserts.add(new Made(command, s, model.generation[s], p, matched, count, token, accepted,
+          speculative));
     } else if (op instanceof Stored o) {
       int s = o.slot();
       long[] keys = keys(prompts.get(o.prompt() % prompts.size()), o.positions());
@@ -248,12 +259,30 @@ class PrefixIndexProperties {
         return;
       }
       ix.rollback(m.command());
-      if (m.accepted() && model.generation[m.slot()] == m.generation()) {
-        for (int i = m.matched(); i < m.count(); i++) {
-          long key = m.prompt().blockHash(i);
-          if (model.recency.get(m.slot()).get(key) == m.token()) {
-            model.drop(m.slot(), key);
-          }
+      undoUntouched(model, m);
+    } else if (op instanceof EndSpeculation o) {
+      if (inserts.isEmpty()) {
+        return;
+      }
+      Made m = inserts.get(o.insert() % inserts.size());
+      if (m.command() == null) {
+        return;
+      }
+      ix.endSpeculation(m.command());
+      assertThat(m.command().speculative).isEqualTo(m.speculative());
+      if (m.speculative()) {
+        undoUntouched(model, m);
+      }
+    }
+  }
+
+  /** The model's rollback: what the insert added and nothing touched since goes. */
+  private static void undoUntouched(Model model, Made m) {
+    if (m.accepted() && model.generation[m.slot()] == m.generation()) {
+      for (int i = m.matched(); i < m.count(); i++) {
+        long key = m.prompt().blockHash(i);
+        if (model.recency.get(m.slot()).get(key) == m.token()) {
+          model.drop(m.slot(), key);
         }
       }
     }

@@ -14,6 +14,7 @@ class PrefixIndexTest {
   private final PrefixIndex ix = h.index;
 
   private static final PromptKey ABCD = blocks(1, 2, 3, 4);
+  private static final PromptKey EFGH = blocks(5, 6, 7, 8);
 
   // ------------------------------------------------------------------------------- matching
 
@@ -117,15 +118,54 @@ class PrefixIndexTest {
   // ------------------------------------------------------------------------------ exact mode
 
   @Test
-  void theFirstKvEventSwitchesTheSlotToExactMode_andRoutedInsertsAreIgnored() {
+  void theFirstKvEventSwitchesTheSlotToExactMode_andRoutedInsertsAreSpeculative() {
     int[] s = ix.allocateSlot();
     assertThat(ix.isExact(s[0])).isFalse();
 
     ix.kvStored(s[0], s[1], keys(ABCD, 0));
-    ix.insertRouted(s[0], s[1], ABCD, 1);
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 1);
 
     assertThat(ix.isExact(s[0])).isTrue();
+    assertThat(insert.speculative).isTrue();
+    assertThat(h.match(ABCD, s[0])).isEqualTo(4);
+    ix.endSpeculation(insert);
     assertThat(h.match(ABCD, s[0])).isEqualTo(1);
+  }
+
+  @Test
+  void endingASpeculation_keepsWhatAnEventTouchedSince() {
+    int[] s = ix.allocateSlot();
+    ix.kvStored(s[0], s[1], keys(ABCD, 0));
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 1);
+
+    ix.kvStored(s[0], s[1], keys(ABCD, 1, 2));
+    ix.endSpeculation(insert);
+
+    assertThat(h.match(ABCD, s[0])).isEqualTo(3);
+    assertThat(ix.slotEntries(s[0])).isEqualTo(3);
+  }
+
+  @Test
+  void endingAnApproximateInsert_keepsIt() {
+    int[] s = ix.allocateSlot();
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 0);
+
+    ix.endSpeculation(insert);
+
+    assertThat(insert.speculative).isFalse();
+    assertThat(h.match(ABCD, s[0])).isEqualTo(4);
+  }
+
+  @Test
+  void aSpeculativeInsertIsNotTrimmedToTheMirroredCapacity() {
+    int[] s = ix.allocateSlot();
+    ix.setCapacity(s[0], s[1], 2);
+    ix.kvStored(s[0], s[1], keys(ABCD, 0, 1));
+    ix.kvStored(s[0], s[1], keys(EFGH, 0, 1));
+
+    ix.insertRouted(s[0], s[1], ABCD, 2);
+
+    assertThat(h.match(EFGH, s[0])).as("events' blocks stay").isEqualTo(2);
   }
 
   @Test
