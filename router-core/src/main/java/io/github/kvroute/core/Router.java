@@ -57,7 +57,7 @@ import java.util.Optional;
  * throw {@link IllegalArgumentException} or {@link NullPointerException} before any state changes.
  * Situations that happen in production are values: an empty or unavailable fleet is a
  * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a
- * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener,
+ * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listeners,
  * telemetry sources) are contained: any {@link Throwable} they throw is logged once, counted in
  * {@link RouterStats#pluginFailures()}, and a safe fallback is used; only {@link OutOfMemoryError},
  * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded
@@ -95,7 +95,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
     this.ticker = b.ticker;
-    this.guard = new PluginGuard(b.listener);
+    this.guard = new PluginGuard(b.listeners);
     List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
     HostPlugins plugins =
         new HostPlugins(policy, b.admission, new StandardEstimate(terms, guard::failed), guard);
@@ -316,7 +316,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private long defaultReplicaCacheTokens = 1L << 20;
     private Ticker ticker = Ticker.system();
     private RandomSource random = RandomSource.threadLocal();
-    private RouterListener listener;
+    private final List<RouterListener> listeners = new ArrayList<>();
     private List<TelemetrySource> telemetrySources = List.of();
     private Duration leaseTimeout = Duration.ofMinutes(10);
     private int peerRouters = -1;
@@ -326,7 +326,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     /** This builder's options, each set once ({@link SetOnce}). */
     private enum Option {
       POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
-      DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, LISTENER, TELEMETRY_SOURCES, LEASE_TIMEOUT,
+      DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, TELEMETRY_SOURCES, LEASE_TIMEOUT,
       PEER_ROUTERS, BREAKER,
       INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW
     }
@@ -445,9 +445,15 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return random(RandomSource.seeded(seed));
     }
 
+    /**
+     * Adds a listener; call it once per listener (a router may have several). Every event goes to
+     * each listener in the order they were added, on the thread whose call caused it (see
+     * {@link RouterListener}). A listener that throws is contained: counted in
+     * {@link RouterStats#pluginFailures()}, reported to the other listeners, and the others still
+     * hear of the event.
+     */
     public Builder listener(RouterListener listener) {
-      set = SetOnce.mark(set, Option.LISTENER);
-      this.listener = checkNotNull(listener, "listener: null (expected: non-null)");
+      listeners.add(checkNotNull(listener, "listener: null (expected: non-null)"));
       return this;
     }
 
