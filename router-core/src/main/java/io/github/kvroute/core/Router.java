@@ -8,6 +8,7 @@ import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.ConfigOrError;
+import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.PolicyEnvironment;
@@ -126,6 +127,45 @@ public final class Router implements TelemetrySink, AutoCloseable {
    */
   public RoutingDecision route(Request request) {
     return pipeline.route(request);
+  }
+
+  /**
+   * What {@link #route} would decide for {@code request} now, with every known replica's standard
+   * estimate term by term, its veto, or why it is not a candidate; computed by the same stages on the
+   * same state, and changing none of it: no attempt is recorded, no breaker probe reserved, nothing
+   * counted in {@link #stats()} and no listener told. For an admin endpoint or a debug log, not for
+   * every request (it allocates the explanation and the decision state).
+   *
+   * <p>Two things can make the next {@code route} differ from this answer besides new reports and
+   * outcomes. Randomness: the policy gets a random source of the explanation's own, seeded from the
+   * request id, so explaining never advances the router's seeded stream; a policy that breaks ties at
+   * random may name another of the tied candidates. State a policy keeps between decisions: the policy
+   * is asked as for a decision, so one that counts its calls (round-robin's turn) or remembers
+   * placements (session affinity) takes this one into account. For those, {@link #routeExplained}
+   * explains the decision actually made. A plugin that throws here is contained and counted as on the
+   * request path.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalArgumentException if its prompt was hashed with a block size other than
+   *     {@link #blockSizeTokens()}
+   */
+  public DecisionExplanation explain(Request request) {
+    return pipeline.explain(request);
+  }
+
+  /**
+   * {@link #route}, also returning the explanation of the decision it made (its
+   * {@link DecisionExplanation#decision()}): every known replica as the policy saw it. The decision
+   * is recorded and reported to listeners exactly as by {@code route}; only the explanation is extra,
+   * built before the attempt is recorded. {@code route} itself builds none.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalArgumentException as {@link #route}
+   */
+  public DecisionExplanation routeExplained(Request request) {
+    DecisionExplanation[] explained = new DecisionExplanation[1];
+    pipeline.route(request, e -> explained[0] = e);
+    return explained[0];
   }
 
   /**
