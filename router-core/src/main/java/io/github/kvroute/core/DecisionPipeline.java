@@ -34,6 +34,9 @@ import java.util.function.Consumer;
  *   <li>record: lease, books, breaker probe, optimistic index insert.
  * </ol>
  *
+ * <p>{@link #explain} runs stages 1 to 6 as a dry run; {@code route} builds an explanation only
+ * when its caller passes somewhere to put it.
+ *
  * <p>Thread-safety: thread-safe; each calling thread uses its own {@link DecisionContext}.
  */
 final class DecisionPipeline {

@@ -49,6 +49,7 @@ import java.util.Optional;
  *
  * RoutingDecision d = router.route(request); // request threads
  * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
+ * log.debug("{}", router.explain(request));  // every replica's cost terms, or why it was left out
  *
  * router.onFirstToken(id, attempt, d.replicaId(), d.epoch()); // streaming: first token arrived
  * router.onOutcome(outcome);                 // when the response ends or fails
@@ -132,9 +133,10 @@ public final class Router implements TelemetrySink, AutoCloseable {
   /**
    * What {@link #route} would decide for {@code request} now, with every known replica's standard
    * estimate term by term, its veto, or why it is not a candidate; computed by the same stages on the
-   * same state, and changing none of it: no attempt is recorded, no breaker probe reserved, nothing
-   * counted in {@link #stats()} and no listener told. For an admin endpoint or a debug log, not for
-   * every request (it allocates the explanation and the decision state).
+   * same state, and changing none of it: no attempt is recorded, no breaker probe reserved or
+   * breaker moved, no index guess inserted, no decision counted in {@link #stats()} and no listener
+   * told of one. For an admin endpoint or a debug log, not for every request (it allocates the
+   * explanation and the decision state).
    *
    * <p>Two things can make the next {@code route} differ from this answer besides new reports and
    * outcomes. Randomness: the policy gets a random source of the explanation's own, seeded from the
@@ -142,8 +144,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * random may name another of the tied candidates. State a policy keeps between decisions: the policy
    * is asked as for a decision, so one that counts its calls (round-robin's turn) or remembers
    * placements (session affinity) takes this one into account. For those, {@link #routeExplained}
-   * explains the decision actually made. A plugin that throws here is contained and counted as on the
-   * request path.
+   * explains the decision actually made. A plugin that throws here is contained as on the request
+   * path: counted in {@link RouterStats#pluginFailures()} and reported to the listeners.
    *
    * @throws NullPointerException if {@code request} is null
    * @throws IllegalArgumentException if its prompt was hashed with a block size other than
