@@ -9,6 +9,7 @@ import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.ManualTicker;
 import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
@@ -105,6 +106,29 @@ class ExplainTest {
       assertThat(e.decision()).isEqualTo(d);
       assertThat(explained.stats()).isEqualTo(plain.stats());
       assertThat(e.candidate(d.replicaId()).orElseThrow().verdict()).isEqualTo(Verdict.CHOSEN);
+    }
+  }
+
+  @Test
+  void aDisaggregatedPairHasBothSidesChosen() {
+    try (Router router = Router.newBuilder().policy("hybrid-cost").ticker(ticker).seed(1)
+        .build()) {
+      router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("P1").model(MODEL)
+          .role(ReplicaRole.PREFILL).estimatedQueueDelayMillis(10).build());
+      router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("P2").model(MODEL)
+          .role(ReplicaRole.PREFILL).estimatedQueueDelayMillis(500).build());
+      router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("D1").model(MODEL)
+          .role(ReplicaRole.DECODE).kvBlocks(10, 1_000).kvBlockSizeTokens(16).build());
+      Request r = Request.newBuilder().id("q-1").model(MODEL).prompt(PromptKey.unhashed(6_000))
+          .build();
+
+      DecisionExplanation e = router.explain(r);
+
+      assertThat(e.decision()).isEqualTo(router.route(r));
+      assertThat(e.candidates()).extracting(CandidateExplanation::verdict)
+          .containsExactly(Verdict.CHOSEN, Verdict.CHOSEN, Verdict.CANDIDATE);
+      assertThat(e.candidate("D1").orElseThrow().score()).isEqualTo(e.decision().score());
+      assertThat(e.candidate("P1").orElseThrow().score()).isEmpty();
     }
   }
 }
