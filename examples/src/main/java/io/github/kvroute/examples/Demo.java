@@ -3,31 +3,26 @@ package io.github.kvroute.examples;
 import io.github.kvroute.api.ManualTicker;
 
 import io.github.kvroute.api.CacheNamespace;
-import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
+import io.github.kvroute.api.CandidateExplanation;
+import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.KvEvent;
-import io.github.kvroute.api.PolicyEnvironment;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
-import io.github.kvroute.api.RoutingContext;
-import io.github.kvroute.api.RoutingDecision;
-import io.github.kvroute.api.RoutingPolicy;
-import io.github.kvroute.api.RoutingPolicyRegistry;
 import io.github.kvroute.core.CostModel;
 import io.github.kvroute.core.Router;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Routes the worked examples of docs/cost-model.md through the real router and prints every
  * decision with the cost breakdown of every candidate: partial locality wins (R2 at 220 ms), a
  * longer queue flips it (R1), an adapter load sends R1 to last place, and admission turns a tight
- * budget into a rejection with a retry-after.
+ * budget into a rejection with a retry-after. The breakdowns come from
+ * {@link Router#routeExplained}: the decision actually made, with the router's own seed and no
+ * wrapper around the policy.
  */
 final class Demo {
   private static final String MODEL = "llama-3-70b";
@@ -66,10 +61,9 @@ final class Demo {
     out.println();
     out.println(title);
     ManualTicker ticker = new ManualTicker();
-    Explaining policy = new Explaining("hybrid-cost");
     CostModel model = CostModel.newBuilder().prefillOverheadMillis(0).prefillMillisPerToken(0.06)
         .build();
-    try (Router router = Router.newBuilder().policy(policy).costModel(model).ticker(ticker)
+    try (Router router = Router.newBuilder().policy("hybrid-cost").costModel(model).ticker(ticker)
         .seed(42).build()) {
       String[] ids = {"R0", "R1", "R2"};
       double[] queues = {q0, q1, q2};
@@ -88,9 +82,9 @@ final class Demo {
       if (adapter != null) {
         r.adapter(adapter);
       }
-      RoutingDecision d = router.route(r.build());
-      policy.last.forEach((id, cost) -> out.printf("   %-3s %s%n", id, cost));
-      out.println("   -> " + d);
+      DecisionExplanation e = router.routeExplained(r.build());
+      print(e, 3);
+      out.println("   -> " + e.decision());
     }
   }
 
@@ -99,19 +93,26 @@ final class Demo {
     out.println("7. the round-robin example (default cost model: 20 ms + 0.035 ms/token):"
         + " a 1,000-token prompt, one replica idle, one behind a queued 40,000-token prompt");
     ManualTicker ticker = new ManualTicker();
-    Explaining policy = new Explaining("round-robin");
-    try (Router router = Router.newBuilder().policy(policy).ticker(ticker).seed(1).build()) {
+    try (Router router = Router.newBuilder().policy("round-robin").ticker(ticker).seed(1).build()) {
       router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("busy").model(MODEL)
           .waitingRequests(1).queuedPrefillTokens(40_000).observedAtNanos(0).build());
       router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("idle").model(MODEL)
           .waitingRequests(0).queuedPrefillTokens(0).observedAtNanos(0).build());
       PromptKey p = PromptKey.ofTokens(tokens(1_000, 3), NS);
       for (int i = 1; i <= 2; i++) {
-        RoutingDecision d = router.route(Request.newBuilder().id("rr-" + i).model(MODEL).prompt(p)
-            .build());
-        policy.last.forEach((id, cost) -> out.printf("   %-4s %s%n", id, cost));
-        out.println("   -> round-robin: " + d);
+        DecisionExplanation e = router.routeExplained(Request.newBuilder().id("rr-" + i)
+            .model(MODEL).prompt(p).build());
+        print(e, 4);
+        out.println("   -> round-robin: " + e.decision());
       }
+    }
+  }
+
+  /** Every replica's predicted TTFT by term, as the policy saw it (or why it was left out). */
+  private void print(DecisionExplanation e, int idWidth) {
+    for (CandidateExplanation c : e.candidates()) {
+      out.printf("   %-" + idWidth + "s %s%n", c.replicaId(),
+          c.verdict() == CandidateExplanation.Verdict.INELIGIBLE ? c.reason() : c.estimate());
     }
   }
 
@@ -126,30 +127,5 @@ final class Demo {
       t[i] = (i * 31 + seed) % 50_000;
     }
     return t;
-  }
-
-  /** Wraps a registered policy and keeps every candidate's estimate of the last decision. */
-  private static final class Explaining implements RoutingPolicy {
-    private final RoutingPolicy delegate;
-    final Map<String, CostBreakdown> last = new TreeMap<>();
-
-    Explaining(String name) {
-      this.delegate = RoutingPolicyRegistry.defaultRegistry()
-          .newPolicy(name, Map.of(), PolicyEnvironment.system()).value();
-    }
-
-    @Override
-    public String name() {
-      return delegate.name();
-    }
-
-    @Override
-    public RoutingDecision route(RoutingContext context) {
-      last.clear();
-      for (CandidateView c : context.candidates()) {
-        last.put(c.replicaId(), context.estimate(c));
-      }
-      return delegate.route(context);
-    }
   }
 }

@@ -7,8 +7,18 @@ import java.util.List;
  * logs, kept outside the core. Every method has an empty default; a router with no listener pays
  * nothing for this interface.
  *
+ * <p>A router may have several listeners ({@code Router.Builder.listener} adds one each time). Every
+ * event goes to each of them in the order they were added, synchronously, on the thread whose call
+ * caused it: {@link #onDecision} on the thread that called {@code route}; {@link #onOutcome} and
+ * {@link #onTtftObserved} on the thread that reported the outcome; replica and breaker changes,
+ * orphaned attempts and expired leases on whichever thread's call (a report, a route, an outcome, a
+ * removal, a stats reading) observed them. Events of one thread arrive in the order they happened;
+ * events from different threads may interleave in any order.
+ *
  * <p>Thread-safety: methods are called from request and telemetry threads concurrently; implementations
- * must be thread-safe and fast. A listener that throws is contained (logged once, then ignored).
+ * must be thread-safe and fast (the caller waits). A listener that throws is contained: logged once,
+ * counted in the router's plugin failures, reported to the other listeners'
+ * {@link #onPluginFailure}, and the remaining listeners still hear of the event.
  */
 public interface RouterListener {
 
@@ -17,6 +27,20 @@ public interface RouterListener {
 
   /** After every {@code onOutcome} call, with what the router did with it. */
   default void onOutcome(Outcome outcome, UpdateResult result) {}
+
+  /**
+   * A routed attempt's actual time to first token is known, beside what its decision predicted
+   * ({@link RoutingDecision#cost()}'s total): called once for each outcome that closes an attempt
+   * ({@link UpdateResult#APPLIED}) and carries a TTFT, or, when it carries none but the host reported
+   * the attempt's first token ({@code Router.onFirstToken}), with the time from the route call to that
+   * report on the router's ticker. Called just before {@link #onOutcome} for the same outcome. Attempts
+   * with neither are not reported.
+   *
+   * @param predictedMillis the decision's predicted TTFT, in milliseconds
+   * @param actualMillis the observed TTFT, in milliseconds
+   */
+  default void onTtftObserved(
+      RequestRef attempt, String replicaId, double predictedMillis, double actualMillis) {}
 
   /** A replica joined, changed state, or left. {@code previous} is null for a new replica. */
   default void onReplicaStateChanged(

@@ -25,6 +25,8 @@ final class DecisionContext extends StandardContext {
   long[] mask = new long[1];
   long[] alive = new long[1];
   int[] matchedBySlot = new int[64];
+  /** An explanation's dry run: breakers are only peeked at, and nothing is reserved. */
+  boolean dryRun;
 
   void begin(Request request, long nowNanos, RandomSource random, StandardEstimate estimate,
       int members, int maskWords, int slots) {

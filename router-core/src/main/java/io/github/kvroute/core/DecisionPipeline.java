@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkNotNull;
 
 import com.google.common.math.LongMath;
 import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.ReplicaRole;
@@ -17,6 +18,7 @@ import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 
 /**
  * The decision pipeline of one router (each stage is explained in docs/decision-pipeline.md):
@@ -31,6 +33,9 @@ import java.util.OptionalLong;
  *   <li>admission may veto, with a reason and a retry-after;
  *   <li>record: lease, books, breaker probe, optimistic index insert.
  * </ol>
+ *
+ * <p>{@link #explain} runs stages 1 to 6 as a dry run; {@code route} builds an explanation only
+ * when its caller passes somewhere to put it.
  *
  * <p>Thread-safety: thread-safe; each calling thread uses its own {@link DecisionContext}.
  */
@@ -75,11 +80,15 @@ final class DecisionPipeline {
   }
 
   RoutingDecision route(Request request) {
-    checkNotNull(request, "request: null (expected: non-null)");
-    PromptKey prompt = request.prompt();
-    checkArgument(prompt.blockCount() == 0 || prompt.blockSizeTokens() == blockSizeTokens,
-        "request.prompt.blockSizeTokens: %s (expected: the router's block size %s)",
-        prompt.blockSizeTokens(), blockSizeTokens);
+    return route(request, null);
+  }
+
+  /**
+   * {@link #route}; when {@code explained} is given, it receives the explanation of the decision
+   * before anything is recorded (only then is one built).
+   */
+  RoutingDecision route(Request request, Consumer<DecisionExplanation> explained) {
+    checkPrompt(request);
     RequestRef ref = new RequestRef(request.id(), request.attempt());
     checkArgument(leases.get(ref) == null,
         "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
@@ -94,15 +103,11 @@ final class DecisionPipeline {
     DecisionContext s = SCRATCH.get();
     s.begin(request, now, random, estimate, members.length, maskWords, maskWords << 6);
     try {
-      boolean anyMatchable = collect(s, members, request, now, maskWords);
-      if (anyMatchable && prompt.blockCount() > 0) {
-        index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot);
-      }
-      for (int i = 0; i < s.viewCount; i++) {
-        fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
-      }
-      vetoInfinite(s);
+      prepare(s, members, request, now, maskWords);
       RoutingDecision decision = decide(s);
+      if (explained != null) {
+        explained.accept(Explanations.of(s, decision, members));
+      }
       Lease lease = decision.isRouted() ? record(s, decision, ref, now) : null;
       try {
         guard.listener().onDecision(request, decision);
@@ -123,6 +128,52 @@ final class DecisionPipeline {
     } finally {
       s.end();
     }
+  }
+
+  /**
+   * Stages 1 to 6 of {@link #route}, recording nothing: no attempt, books, breaker probe, index
+   * insert, listener event or count, and the policy draws on a random source of its own (seeded
+   * from the request id), never the router's. Runs on a context of its own, so that a listener may
+   * call it from inside a route.
+   */
+  DecisionExplanation explain(Request request) {
+    checkPrompt(request);
+    long now = ticker.read();
+    int maskWords = index.words();
+    ReplicaEntry[] members = fleet.members();
+    DecisionContext s = new DecisionContext();
+    s.dryRun = true;
+    s.begin(request, now, RandomSource.seeded(request.id().hashCode()), estimate, members.length,
+        maskWords, maskWords << 6);
+    try {
+      prepare(s, members, request, now, maskWords);
+      return Explanations.of(s, decide(s), members);
+    } finally {
+      s.end();
+    }
+  }
+
+  /** Stage 1's prompt check: a prompt hashed with another block size can match nothing here. */
+  private void checkPrompt(Request request) {
+    checkNotNull(request, "request: null (expected: non-null)");
+    PromptKey prompt = request.prompt();
+    checkArgument(prompt.blockCount() == 0 || prompt.blockSizeTokens() == blockSizeTokens,
+        "request.prompt.blockSizeTokens: %s (expected: the router's block size %s)",
+        prompt.blockSizeTokens(), blockSizeTokens);
+  }
+
+  /** Stages 2 to 4: candidates, one walk of the index, views; then the vetoed views leave. */
+  private void prepare(DecisionContext s, ReplicaEntry[] members, Request request, long now,
+      int maskWords) {
+    PromptKey prompt = request.prompt();
+    boolean anyMatchable = collect(s, members, request, now, maskWords);
+    if (anyMatchable && prompt.blockCount() > 0) {
+      index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot);
+    }
+    for (int i = 0; i < s.viewCount; i++) {
+      fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
+    }
+    vetoInfinite(s);
   }
 
   /**
@@ -154,26 +205,18 @@ final class DecisionPipeline {
 
   private boolean collect(DecisionContext s, ReplicaEntry[] members, Request request, long now, int words) {
     boolean any = false;
-    String model = request.model();
     for (ReplicaEntry entry : members) {
       ReplicaSnapshot snap = entry.snapshot;
-      if (snap == null || entry.removed || snap.state() != ReplicaState.READY
-          || !snap.model().equals(model)) {
+      if (Eligibility.of(entry, snap, request) != Eligibility.ELIGIBLE) {
         continue;
       }
-      if (request.modelVersion().isPresent()
-          && !request.modelVersion().equals(snap.modelVersion())) {
-        continue;
-      }
-      if (request.adapter().isPresent() && !snap.canServeAdapter(request.adapter().get())) {
-        continue;
-      }
-      ReplicaBreaker.Permit permit = entry.breaker.acquire(now, entry.readyObservedAtNanos);
+      ReplicaBreaker.Permit permit = s.dryRun ? entry.breaker.peek(now, entry.readyObservedAtNanos)
+          : entry.breaker.acquire(now, entry.readyObservedAtNanos);
       if (permit == ReplicaBreaker.Permit.DENIED) {
         continue;
       }
       MutableView v = s.views[s.viewCount++];
-      v.probe = permit == ReplicaBreaker.Permit.PROBE;
+      v.probe = permit == ReplicaBreaker.Permit.PROBE && !s.dryRun;
       v.entry = entry;
       v.snapshot = snap;
       v.epoch = snap.epoch();

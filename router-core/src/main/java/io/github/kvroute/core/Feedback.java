@@ -74,6 +74,7 @@ final class Feedback {
       } catch (Throwable e) {
         guard.failed("policy " + policy.name(), e);
       }
+      reportTtft(lease, outcome);
     }
     guard.listener().onOutcome(outcome, result);
     return result;
@@ -91,8 +92,29 @@ final class Feedback {
     if (!lease.replica.id.equals(replicaId) || lease.epoch != epoch) {
       return UpdateResult.MISMATCHED_REPLICA;
     }
-    return lease.prefillTarget().ledger.firstToken(lease, ticker.read()) ? UpdateResult.APPLIED
-        : UpdateResult.DUPLICATE;
+    long now = ticker.read();
+    if (!lease.prefillTarget().ledger.firstToken(lease, now)) {
+      return UpdateResult.DUPLICATE;
+    }
+    lease.firstTokenAtNanos = now;
+    return UpdateResult.APPLIED;
+  }
+
+  /**
+   * Tells the listeners the attempt's actual TTFT beside its prediction: the outcome's, else the time
+   * from the route to the host's first-token report, else nothing.
+   */
+  private void reportTtft(Lease lease, Outcome outcome) {
+    double actualMillis;
+    if (outcome.ttft().isPresent()) {
+      actualMillis = Durations.millis(outcome.ttft().get());
+    } else if (lease.firstTokenAtNanos != Long.MIN_VALUE) {
+      actualMillis = Math.max(0, lease.firstTokenAtNanos - lease.dispatchedAtNanos) / 1e6;
+    } else {
+      return;
+    }
+    guard.listener().onTtftObserved(lease.ref, lease.replica.id, lease.predictedCostMillis,
+        actualMillis);
   }
 
   /**

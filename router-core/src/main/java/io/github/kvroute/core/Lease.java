@@ -26,6 +26,8 @@ final class Lease {
   final double queueTermMillis;
   volatile IndexStore.Insert insert;
   volatile boolean probe;
+  /** When the host reported the first token, on the router's ticker; {@code Long.MIN_VALUE} before. */
+  volatile long firstTokenAtNanos = Long.MIN_VALUE;
 
   // DispatchLedger list, guarded by the ledger that holds the lease
   @GuardedBy("ledger")

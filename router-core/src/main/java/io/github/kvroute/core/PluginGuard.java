@@ -17,31 +17,37 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Contains host plugins: a failure is logged at WARN once per plugin (then at DEBUG), counted, and
- * reported to the listener; the caller then uses its safe fallback. Also wraps the host's listener so
- * that a throwing listener cannot break routing.
+ * reported to the listeners; the caller then uses its safe fallback. Also fans the router's events out
+ * to the host's listeners, so that a throwing listener can break neither routing nor the other
+ * listeners: each listener is called in registration order, and one that throws is contained, counted
+ * and reported to the others' {@link RouterListener#onPluginFailure} (never to itself, so a failing
+ * listener cannot recurse).
  *
  * <p>Every {@link Throwable} is contained (errors such as {@link AssertionError},
  * {@link StackOverflowError} or {@link LinkageError}, and checked exceptions thrown sneakily),
  * except the {@link VirtualMachineError}s a thread cannot recover from: {@link OutOfMemoryError},
- * {@link InternalError} and {@link UnknownError} are rethrown (see {@link #rethrowIfFatal}). A
- * contained {@link InterruptedException} re-asserts the thread's interrupt flag.
+ * {@link InternalError} and {@link UnknownError} are rethrown (see {@link #rethrowIfFatal}), and then
+ * the listeners after the one that threw do not hear of the event. A contained
+ * {@link InterruptedException} re-asserts the thread's interrupt flag.
  *
  * <p>Thread-safety: thread-safe.
  */
 final class PluginGuard {
   private static final Logger log = LoggerFactory.getLogger(PluginGuard.class);
+  private static final RouterListener NONE = new RouterListener() {};
 
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final LongAdder failures = new LongAdder();
-  private final RouterListener hostListener;
+  /** The host's listeners, in registration order; an array so that events allocate nothing. */
+  private final RouterListener[] hostListeners;
   private final RouterListener safeListener;
 
-  PluginGuard(RouterListener hostListener) {
-    this.hostListener = hostListener;
-    this.safeListener = hostListener == null ? new RouterListener() {} : new SafeListener();
+  PluginGuard(List<RouterListener> hostListeners) {
+    this.hostListeners = hostListeners.toArray(new RouterListener[0]);
+    this.safeListener = this.hostListeners.length == 0 ? NONE : new SafeListeners();
   }
 
-  /** The listener to call: never throws. */
+  /** The listener to call: calls every host listener, never throws (except fatal errors). */
   RouterListener listener() {
     return safeListener;
   }
@@ -67,12 +73,21 @@ final class PluginGuard {
       Thread.currentThread().interrupt();
     }
     record(plugin, error);
-    if (hostListener != null) {
+    tellOthers(null, plugin, error);
+  }
+
+  /** Reports a failure to every listener but {@code failed} (a listener, or null for none). */
+  private void tellOthers(RouterListener failed, String plugin, Throwable error) {
+    for (RouterListener l : hostListeners) {
+      if (l == failed) {
+        continue;
+      }
       try {
-        hostListener.onPluginFailure(plugin, error);
+        l.onPluginFailure(plugin, error);
       } catch (Throwable e) {
-        rethrowIfFatal(e);
-        record("listener", e);
+        // not reported on: a listener failing to hear of a failure must not start a cascade
+        contain(e);
+        record(listenerName(l), e);
       }
     }
   }
@@ -86,58 +101,124 @@ final class PluginGuard {
     }
   }
 
-  private final class SafeListener implements RouterListener {
-    private void run(Runnable call) {
-      try {
-        call.run();
-      } catch (Throwable e) {
-        rethrowIfFatal(e);
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
+  private static void contain(Throwable e) {
+    rethrowIfFatal(e);
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** How a failing listener is named in logs and to the other listeners. */
+  static String listenerName(RouterListener listener) {
+    return "listener " + listener.getClass().getName();
+  }
+
+  /** A listener of the router threw: contained, counted, and reported to the other listeners. */
+  private void listenerFailed(RouterListener listener, Throwable e) {
+    contain(e);
+    String name = listenerName(listener);
+    record(name, e);
+    tellOthers(listener, name, e);
+  }
+
+  /**
+   * Calls every host listener in turn. Written out per event, without lambdas, so that an event
+   * allocates nothing.
+   */
+  private final class SafeListeners implements RouterListener {
+    @Override
+    public void onDecision(Request request, RoutingDecision decision) {
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onDecision(request, decision);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
         }
-        record("listener", e);
       }
     }
 
     @Override
-    public void onDecision(Request request, RoutingDecision decision) {
-      run(() -> hostListener.onDecision(request, decision));
+    public void onOutcome(Outcome outcome, UpdateResult result) {
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onOutcome(outcome, result);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
-    public void onOutcome(Outcome outcome, UpdateResult result) {
-      run(() -> hostListener.onOutcome(outcome, result));
+    public void onTtftObserved(
+        RequestRef attempt, String replicaId, double predictedMillis, double actualMillis) {
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onTtftObserved(attempt, replicaId, predictedMillis, actualMillis);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
     public void onReplicaStateChanged(
         String replicaId, long epoch, ReplicaState previous, ReplicaState current) {
-      run(() -> hostListener.onReplicaStateChanged(replicaId, epoch, previous, current));
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onReplicaStateChanged(replicaId, epoch, previous, current);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
     public void onReplicaRestarted(String replicaId, long previousEpoch, long epoch) {
-      run(() -> hostListener.onReplicaRestarted(replicaId, previousEpoch, epoch));
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onReplicaRestarted(replicaId, previousEpoch, epoch);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
     public void onOrphaned(String replicaId, long epoch, List<RequestRef> attempts) {
-      run(() -> hostListener.onOrphaned(replicaId, epoch, attempts));
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onOrphaned(replicaId, epoch, attempts);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
     public void onLeaseExpired(RequestRef attempt, String replicaId) {
-      run(() -> hostListener.onLeaseExpired(attempt, replicaId));
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onLeaseExpired(attempt, replicaId);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
     public void onBreakerStateChanged(String replicaId, BreakerState previous, BreakerState current) {
-      run(() -> hostListener.onBreakerStateChanged(replicaId, previous, current));
+      for (RouterListener l : hostListeners) {
+        try {
+          l.onBreakerStateChanged(replicaId, previous, current);
+        } catch (Throwable e) {
+          listenerFailed(l, e);
+        }
+      }
     }
 
     @Override
     public void onPluginFailure(String plugin, Throwable error) {
-      run(() -> hostListener.onPluginFailure(plugin, error));
+      tellOthers(null, plugin, error);
     }
   }
 }

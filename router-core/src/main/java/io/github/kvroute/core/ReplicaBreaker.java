@@ -79,11 +79,30 @@ final class ReplicaBreaker {
     return permit;
   }
 
+  /**
+   * What {@link #acquire} would grant now, reserving nothing and changing no state: for explaining a
+   * decision without taking part in it.
+   */
+  synchronized Permit peek(long nowNanos, long readyObservedAtNanos) {
+    return switch (state) {
+      case CLOSED -> Permit.FREE;
+      case OPEN -> mayProbe(nowNanos, readyObservedAtNanos) && config.halfOpenProbes() > 0
+          ? Permit.PROBE : Permit.DENIED;
+      case HALF_OPEN -> probesInFlight < config.halfOpenProbes() ? Permit.PROBE : Permit.DENIED;
+    };
+  }
+
+  /** An open breaker has waited its time and the replica has reported READY since it opened. */
+  @GuardedBy("this")
+  private boolean mayProbe(long nowNanos, long readyObservedAtNanos) {
+    boolean waited = nowNanos - openedAtNanos >= Durations.saturatedNanos(config.openDuration());
+    boolean freshReady = readyObservedAtNanos > openedAtNanos;
+    return waited && freshReady;
+  }
+
   private Permit acquireLocked(long nowNanos, long readyObservedAtNanos) {
     if (state == BreakerState.OPEN) {
-      boolean waited = nowNanos - openedAtNanos >= Durations.saturatedNanos(config.openDuration());
-      boolean freshReady = readyObservedAtNanos > openedAtNanos;
-      if (!waited || !freshReady) {
+      if (!mayProbe(nowNanos, readyObservedAtNanos)) {
         return Permit.DENIED;
       }
       moveTo(BreakerState.HALF_OPEN);

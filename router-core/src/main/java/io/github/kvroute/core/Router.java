@@ -8,6 +8,7 @@ import com.google.common.collect.ImmutableList;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.ConfigOrError;
+import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.PolicyEnvironment;
@@ -48,6 +49,7 @@ import java.util.Optional;
  *
  * RoutingDecision d = router.route(request); // request threads
  * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
+ * log.debug("{}", router.explain(request));  // every replica's cost terms, or why it was left out
  *
  * router.onFirstToken(id, attempt, d.replicaId(), d.epoch()); // streaming: first token arrived
  * router.onOutcome(outcome);                 // when the response ends or fails
@@ -57,7 +59,7 @@ import java.util.Optional;
  * throw {@link IllegalArgumentException} or {@link NullPointerException} before any state changes.
  * Situations that happen in production are values: an empty or unavailable fleet is a
  * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a
- * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listener,
+ * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listeners,
  * telemetry sources) are contained: any {@link Throwable} they throw is logged once, counted in
  * {@link RouterStats#pluginFailures()}, and a safe fallback is used; only {@link OutOfMemoryError},
  * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded
@@ -95,7 +97,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
     this.ticker = b.ticker;
-    this.guard = new PluginGuard(b.listener);
+    this.guard = new PluginGuard(b.listeners);
     List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
     HostPlugins plugins =
         new HostPlugins(policy, b.admission, new StandardEstimate(terms, guard::failed), guard);
@@ -126,6 +128,46 @@ public final class Router implements TelemetrySink, AutoCloseable {
    */
   public RoutingDecision route(Request request) {
     return pipeline.route(request);
+  }
+
+  /**
+   * What {@link #route} would decide for {@code request} now, with every known replica's standard
+   * estimate term by term, its veto, or why it is not a candidate; computed by the same stages on the
+   * same state, and changing none of it: no attempt is recorded, no breaker probe reserved or
+   * breaker moved, no index guess inserted, no decision counted in {@link #stats()} and no listener
+   * told of one. For an admin endpoint or a debug log, not for every request (it allocates the
+   * explanation and the decision state).
+   *
+   * <p>Two things can make the next {@code route} differ from this answer besides new reports and
+   * outcomes. Randomness: the policy gets a random source of the explanation's own, seeded from the
+   * request id, so explaining never advances the router's seeded stream; a policy that breaks ties at
+   * random may name another of the tied candidates. State a policy keeps between decisions: the policy
+   * is asked as for a decision, so one that counts its calls (round-robin's turn) or remembers
+   * placements (session affinity) takes this one into account. For those, {@link #routeExplained}
+   * explains the decision actually made. A plugin that throws here is contained as on the request
+   * path: counted in {@link RouterStats#pluginFailures()} and reported to the listeners.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalArgumentException if its prompt was hashed with a block size other than
+   *     {@link #blockSizeTokens()}
+   */
+  public DecisionExplanation explain(Request request) {
+    return pipeline.explain(request);
+  }
+
+  /**
+   * {@link #route}, also returning the explanation of the decision it made (its
+   * {@link DecisionExplanation#decision()}): every known replica as the policy saw it. The decision
+   * is recorded and reported to listeners exactly as by {@code route}; only the explanation is extra,
+   * built before the attempt is recorded. {@code route} itself builds none.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalArgumentException as {@link #route}
+   */
+  public DecisionExplanation routeExplained(Request request) {
+    DecisionExplanation[] explained = new DecisionExplanation[1];
+    pipeline.route(request, e -> explained[0] = e);
+    return explained[0];
   }
 
   /**
@@ -322,7 +364,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private long defaultReplicaCacheTokens = 1L << 20;
     private Ticker ticker = Ticker.system();
     private RandomSource random = RandomSource.threadLocal();
-    private RouterListener listener;
+    private final List<RouterListener> listeners = new ArrayList<>();
     private List<TelemetrySource> telemetrySources = List.of();
     private Duration leaseTimeout = Duration.ofMinutes(10);
     private int peerRouters = -1;
@@ -333,7 +375,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     /** This builder's options, each set once ({@link SetOnce}). */
     private enum Option {
       POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
-      DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, LISTENER, TELEMETRY_SOURCES, LEASE_TIMEOUT,
+      DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, TELEMETRY_SOURCES, LEASE_TIMEOUT,
       PEER_ROUTERS, BREAKER,
       INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE
     }
@@ -452,9 +494,15 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return random(RandomSource.seeded(seed));
     }
 
+    /**
+     * Adds a listener; call it once per listener (a router may have several). Every event goes to
+     * each listener in the order they were added, on the thread whose call caused it (see
+     * {@link RouterListener}). A listener that throws is contained: counted in
+     * {@link RouterStats#pluginFailures()}, reported to the other listeners, and the others still
+     * hear of the event.
+     */
     public Builder listener(RouterListener listener) {
-      set = SetOnce.mark(set, Option.LISTENER);
-      this.listener = checkNotNull(listener, "listener: null (expected: non-null)");
+      listeners.add(checkNotNull(listener, "listener: null (expected: non-null)"));
       return this;
     }
 

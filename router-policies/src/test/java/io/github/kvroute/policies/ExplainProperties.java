@@ -1,0 +1,77 @@
+package io.github.kvroute.policies;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.kvroute.api.ManualTicker;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.UpdateResult;
+import io.github.kvroute.core.Router;
+import io.github.kvroute.testkit.KvrouteArbitraries;
+import io.github.kvroute.testkit.RouterScript;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.From;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+
+/**
+ * Explaining changes nothing a decision depends on: a router that explains a request after every
+ * step of a workload makes exactly the decisions, and ends with exactly the stats, of an identical
+ * fresh router that never explains. Over the policies that keep no state between decisions (a
+ * stateful one, such as round-robin, counts an explanation as a call; see {@code Router.explain}),
+ * including the randomised ones: an explanation draws on its own randomness, never the router's.
+ */
+class ExplainProperties {
+
+  @Provide
+  Arbitrary<String> statelessPolicies() {
+    return Arbitraries.of("hybrid-cost", "least-request", "power-of-two", "cache-aware",
+        "kv-overlap", "least-kv", "random");
+  }
+
+  @Property(tries = 200)
+  void explainThenRouteChoosesAsRouteAlone(
+      @ForAll("statelessPolicies") String policy,
+      @ForAll("scripts") RouterScript script,
+      @ForAll("probes") Request probe) {
+    ManualTicker plainTicker = new ManualTicker();
+    ManualTicker explainingTicker = new ManualTicker();
+    try (Router plain = Router.newBuilder().policy(policy).ticker(plainTicker).seed(5).build();
+        Router explaining = Router.newBuilder().policy(policy).ticker(explainingTicker).seed(5)
+            .build()) {
+      List<RoutingDecision> expected = script.playOn(plain, plainTicker);
+
+      List<RoutingDecision> actual = script.playOn(explaining, explainingTicker,
+          new RouterScript.Observer() {
+            @Override
+            public void reported(ReplicaSnapshot snapshot, UpdateResult result) {
+              explaining.explain(probe);
+            }
+
+            @Override
+            public void routed(Request request, RoutingDecision decision) {
+              explaining.explain(request);
+              explaining.explain(probe);
+            }
+          });
+
+      assertThat(actual).isEqualTo(expected);
+      assertThat(explaining.stats()).isEqualTo(plain.stats());
+      assertThat(explaining.route(probe)).isEqualTo(plain.route(probe));
+    }
+  }
+
+  @Provide
+  Arbitrary<RouterScript> scripts() {
+    return KvrouteArbitraries.routerScripts();
+  }
+
+  @Provide
+  Arbitrary<Request> probes() {
+    return KvrouteArbitraries.requests().map(r -> r);
+  }
+}
