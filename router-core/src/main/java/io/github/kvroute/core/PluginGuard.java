@@ -16,9 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Contains host plugins: a failure is logged at WARN once per plugin (then at DEBUG), counted, and
- * reported to the listener; the caller then uses its safe fallback. Also wraps the host's listener so
- * that a throwing listener cannot break routing.
+ * Contains host plugins: a failure is counted, reported to the listener, and logged, naming the
+ * fallback the caller then uses ({@code kvroute plugin 'policy p' failed; used the least-cost
+ * replica instead}): at WARN the first time for each plugin and fallback, then at DEBUG. The log goes
+ * through SLF4J, so a host sees it only with a binding on its class path. Also wraps the host's
+ * listener so that a throwing listener cannot break routing.
  *
  * <p>Every {@link Throwable} is contained (errors such as {@link AssertionError},
  * {@link StackOverflowError} or {@link LinkageError}, and checked exceptions thrown sneakily),
@@ -29,14 +31,26 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: thread-safe.
  */
 final class PluginGuard {
-  private static final Logger log = LoggerFactory.getLogger(PluginGuard.class);
+  /** What a throwing listener costs: the event it threw on. */
+  static final String LISTENER_FALLBACK = "skipped that event for the listener";
 
+  private final Logger log;
+  /**
+   * Plugin and fallback pairs already logged at WARN. Bounded by the router's plugins (one policy,
+   * one admission controller, its scorers, telemetry sources, the listener) times the few fallbacks
+   * each has.
+   */
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final LongAdder failures = new LongAdder();
   private final RouterListener hostListener;
   private final RouterListener safeListener;
 
   PluginGuard(RouterListener hostListener) {
+    this(hostListener, LoggerFactory.getLogger(PluginGuard.class));
+  }
+
+  PluginGuard(RouterListener hostListener, Logger log) {
+    this.log = log;
     this.hostListener = hostListener;
     this.safeListener = hostListener == null ? new RouterListener() {} : new SafeListener();
   }
@@ -60,29 +74,35 @@ final class PluginGuard {
     }
   }
 
-  /** Records a contained failure of {@code plugin}; rethrows it if it is fatal. */
-  void failed(String plugin, Throwable error) {
+  /**
+   * Records a contained failure of {@code plugin}; rethrows it if it is fatal.
+   *
+   * @param fallback what the caller does instead, as the log says it: "used the least-cost replica
+   *     instead"
+   */
+  void failed(String plugin, String fallback, Throwable error) {
     rethrowIfFatal(error);
     if (error instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
-    record(plugin, error);
+    record(plugin, fallback, error);
     if (hostListener != null) {
       try {
         hostListener.onPluginFailure(plugin, error);
       } catch (Throwable e) {
         rethrowIfFatal(e);
-        record("listener", e);
+        record("listener", LISTENER_FALLBACK, e);
       }
     }
   }
 
-  private void record(String plugin, Throwable error) {
+  private void record(String plugin, String fallback, Throwable error) {
     failures.increment();
-    if (warned.add(plugin)) {
-      log.warn("kvroute plugin '{}' failed; using the safe fallback (logged once)", plugin, error);
-    } else {
-      log.debug("kvroute plugin '{}' failed again", plugin, error);
+    if (warned.add(plugin + '\n' + fallback)) {
+      log.warn("kvroute plugin '" + plugin + "' failed; " + fallback
+          + " (logged at WARN once for this plugin and fallback, then at DEBUG)", error);
+    } else if (log.isDebugEnabled()) {
+      log.debug("kvroute plugin '" + plugin + "' failed; " + fallback, error);
     }
   }
 
@@ -95,7 +115,7 @@ final class PluginGuard {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
-        record("listener", e);
+        record("listener", LISTENER_FALLBACK, e);
       }
     }
 
