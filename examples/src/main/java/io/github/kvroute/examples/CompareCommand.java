@@ -12,7 +12,6 @@ import io.github.kvroute.sim.trace.MooncakeTrace;
 import io.github.kvroute.sim.trace.TraceFormatException;
 import io.github.kvroute.sim.trace.TraceSource;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -31,6 +30,7 @@ import java.util.concurrent.Future;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -45,6 +45,9 @@ final class CompareCommand implements Callable<Integer> {
 
   @Spec
   CommandSpec spec;
+
+  @ParentCommand
+  KvrouteSim parent;
 
   @Option(names = "--scenario", paramLabel = "NAME",
       description = "A named scenario (see `scenarios`); default: the first one.")
@@ -349,7 +352,7 @@ final class CompareCommand implements Callable<Integer> {
   }
 
   private List<String> resolvePolicies() {
-    RoutingPolicyRegistry registry = RoutingPolicyRegistry.defaultRegistry();
+    RoutingPolicyRegistry registry = parent.registry();
     if (policies.equals("all")) {
       return List.copyOf(registry.policyNames());
     }
@@ -415,9 +418,8 @@ final class CompareCommand implements Callable<Integer> {
   private void runAll(List<Job> jobs, Map<String, Map<String, String>> configs)
       throws InterruptedException {
     int n = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
-    PrintStream err = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
-    ProgressBar bar = new ProgressBar(err, jobs.size());
-    Simulator simulator = Simulator.create();
+    Progress progress = Progress.on(spec.commandLine().getErr(), jobs.size(), parent.terminal());
+    Simulator simulator = Simulator.create(parent.registry());
     ExecutorService pool = Executors.newFixedThreadPool(n);
     try {
       List<Future<?>> futures = new ArrayList<>();
@@ -426,8 +428,9 @@ final class CompareCommand implements Callable<Integer> {
         Job j = jobs.get(i);
         futures.add(pool.submit(() -> {
           j.result = simulator.run(j.scenario, j.policy, configs.getOrDefault(j.policy, Map.of()),
-              (done, total) -> bar.update(run, total == 0 ? 1 : (double) done / total, j.policy));
-          bar.update(run, 1, j.policy);
+              (done, total) -> progress.update(run, total == 0 ? 1 : (double) done / total,
+                  j.description));
+          progress.update(run, 1, j.description);
         }));
       }
       for (Future<?> f : futures) {
@@ -443,7 +446,7 @@ final class CompareCommand implements Callable<Integer> {
       }
     } finally {
       pool.shutdownNow();
-      bar.finish();
+      progress.finish();
     }
   }
 
@@ -460,6 +463,8 @@ final class CompareCommand implements Callable<Integer> {
     final Scenario scenario;
     /** Appended to the policy in output rows ({@code +oracle}); null for an ordinary run. */
     final String label;
+    /** {@code POLICY[+oracle] xSCALE on SCENARIO}, for progress. */
+    final String description;
     volatile SimulationResult result;
 
     Job(int section, String policy, double scale, Scenario scenario) {
@@ -472,6 +477,8 @@ final class CompareCommand implements Callable<Integer> {
       this.scale = scale;
       this.scenario = scenario;
       this.label = label;
+      this.description =
+          policy + (label == null ? "" : label) + " x" + scale + " on " + scenario.name();
     }
   }
 }

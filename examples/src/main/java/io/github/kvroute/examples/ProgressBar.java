@@ -1,29 +1,31 @@
 package io.github.kvroute.examples;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 
 /**
  * A one-line progress bar on a terminal stream: {@code [#######.......]  48%  12/25 runs  hybrid-cost}.
- * Redrawn in place with a carriage return, at most once per percent.
+ * Redrawn in place with a carriage return, at most once per percent: for a terminal only (see
+ * {@link Progress#on}).
  *
  * <p>Thread-safety: synchronized (parallel runs report into one bar).
  */
-final class ProgressBar {
+final class ProgressBar implements Progress {
   private static final int WIDTH = 30;
 
-  private final PrintStream err;
+  private final PrintWriter err;
   private final int totalRuns;
   private final double[] fractions;
   private int lastPercent = -1;
   private String label = "";
 
-  ProgressBar(PrintStream err, int totalRuns) {
+  ProgressBar(PrintWriter err, int totalRuns) {
     this.err = err;
     this.totalRuns = Math.max(1, totalRuns);
     this.fractions = new double[this.totalRuns];
   }
 
-  synchronized void update(int run, double fraction, String label) {
+  @Override
+  public synchronized void update(int run, double fraction, String label) {
     fractions[run] = Math.min(1, Math.max(fractions[run], fraction));
     this.label = label;
     double sum = 0;
@@ -43,8 +45,9 @@ final class ProgressBar {
     err.flush();
   }
 
-  synchronized void finish() {
-    err.print("\r" + " ".repeat(WIDTH + 60) + "\r");
+  @Override
+  public synchronized void finish() {
+    err.print("\r" + " ".repeat(WIDTH + 80) + "\r");
     err.flush();
   }
 }

@@ -36,7 +36,7 @@ class KvrouteSimTest {
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
     System.setErr(new PrintStream(progress, true, StandardCharsets.UTF_8));
     try {
-      CommandLine cli = KvrouteSim.commandLine();
+      CommandLine cli = KvrouteSim.commandLine(name -> null, false);
       cli.setOut(new PrintWriter(out, true));
       cli.setErr(new PrintWriter(err, true));
       int exit = cli.execute(args);

@@ -99,6 +99,14 @@ public final class CacheNamespace {
     return key != null;
   }
 
+  /**
+   * Whether this is the namespace of a request for {@code model}, {@code version} and {@code adapter}
+   * (the host secret aside).
+   */
+  boolean isFor(String model, Optional<String> version, Optional<String> adapter) {
+    return this.model.equals(model) && this.version.equals(version) && this.adapter.equals(adapter);
+  }
+
   /** The key published for block chain state {@code chainHash}: itself, or keyed when this namespace is. */
   long publish(long chainHash) {
     return key == null ? chainHash : key.mix(chainHash);

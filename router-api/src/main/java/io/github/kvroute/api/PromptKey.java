@@ -42,12 +42,15 @@ public final class PromptKey {
   private final int blockSizeTokens;
   private final int tokenCount;
   private final long namespaceSeed;
+  /** The namespace the chain started from; null for {@link #unhashed}. */
+  private final CacheNamespace namespace;
 
-  private PromptKey(long[] hashes, int blockSizeTokens, int tokenCount, long namespaceSeed) {
+  private PromptKey(long[] hashes, int blockSizeTokens, int tokenCount, CacheNamespace namespace) {
     this.hashes = hashes;
     this.blockSizeTokens = blockSizeTokens;
     this.tokenCount = tokenCount;
-    this.namespaceSeed = namespaceSeed;
+    this.namespace = namespace;
+    this.namespaceSeed = namespace == null ? 0L : namespace.seed();
   }
 
   /** Hashes token ids in blocks of {@value #DEFAULT_BLOCK_SIZE_TOKENS}. */
@@ -71,7 +74,7 @@ public final class PromptKey {
       h = BlockHashing.tokens(h, tokenIds, b * blockSizeTokens, blockSizeTokens);
       hashes[b] = namespace.publish(h);
     }
-    return new PromptKey(hashes, blockSizeTokens, tokenIds.length, seed);
+    return new PromptKey(hashes, blockSizeTokens, tokenIds.length, namespace);
   }
 
   /**
@@ -105,7 +108,7 @@ public final class PromptKey {
       hashes[b] = namespace.publish(h);
     }
     int tokens = (int) ((text.length() + (long) charsPerToken - 1) / charsPerToken);
-    return new PromptKey(hashes, blockSizeTokens, tokens, seed);
+    return new PromptKey(hashes, blockSizeTokens, tokens, namespace);
   }
 
   /**
@@ -129,7 +132,7 @@ public final class PromptKey {
     for (int i = 0; i < hashes.length; i++) {
       hashes[i] = namespace.publish(BlockHashing.foreign(seed, blockHashes[i]));
     }
-    return new PromptKey(hashes, blockSizeTokens, tokenCount, seed);
+    return new PromptKey(hashes, blockSizeTokens, tokenCount, namespace);
   }
 
   /**
@@ -138,7 +141,7 @@ public final class PromptKey {
    */
   public static PromptKey unhashed(int tokenCount) {
     Checks.atLeast(tokenCount, 0, "tokenCount");
-    return new PromptKey(NO_BLOCKS, DEFAULT_BLOCK_SIZE_TOKENS, tokenCount, 0L);
+    return new PromptKey(NO_BLOCKS, DEFAULT_BLOCK_SIZE_TOKENS, tokenCount, null);
   }
 
   /**
@@ -181,9 +184,22 @@ public final class PromptKey {
     return tokenCount;
   }
 
-  /** The seed of the namespace the chain started from. */
+  /** The seed of the namespace the chain started from; 0 for {@link #unhashed}. */
   public long namespaceSeed() {
     return namespaceSeed;
+  }
+
+  /**
+   * The namespace the chain started from; empty for {@link #unhashed}, which has no chain. A
+   * {@link Request} checks it against its model, version and adapter.
+   */
+  public java.util.Optional<CacheNamespace> namespace() {
+    return java.util.Optional.ofNullable(namespace);
+  }
+
+  /** {@link #namespace()} without the allocation, for {@link Request}'s check. */
+  CacheNamespace namespaceOrNull() {
+    return namespace;
   }
 
   /**

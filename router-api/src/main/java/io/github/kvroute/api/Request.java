@@ -9,6 +9,11 @@ import java.util.OptionalLong;
  * One LLM request as the router sees it: who it is, what it needs, how big it is and how long it may
  * wait for its first token.
  *
+ * <p>The prompt's {@link CacheNamespace} must be the request's model, version and adapter:
+ * {@link Builder#build()} refuses a prompt keyed for another (say {@code CacheNamespace.of("other")}
+ * on a request for model {@code m}), since its blocks could never be in the replica's cache it would
+ * be credited with. An {@linkplain PromptKey#unhashed unhashed} prompt has no namespace to check.
+ *
  * <pre>{@code
  * Request request = Request.newBuilder()
  *     .id("req-42").model("llama-3-70b")
@@ -51,6 +56,12 @@ public final class Request {
     this.tenant = Optional.ofNullable(b.tenant);
     this.priority = Checks.notNull(b.priority, "priority");
     this.prompt = Checks.notNull(b.prompt, "prompt");
+    CacheNamespace namespace = prompt.namespaceOrNull();
+    if (namespace != null && !namespace.isFor(model, modelVersion, adapter)) {
+      throw new IllegalArgumentException("prompt namespace: " + namespace + " (expected: "
+          + model + modelVersion.map(v -> "@" + v).orElse("") + adapter.map(a -> "+" + a).orElse("")
+          + ", the request's model, version and adapter)");
+    }
     this.maxOutputTokens = Checks.atLeast(b.maxOutputTokens, 1, "maxOutputTokens");
     if (b.expectedOutputTokens != null) {
       Checks.atLeast(b.expectedOutputTokens, 0, "expectedOutputTokens");
@@ -316,7 +327,11 @@ public final class Request {
     }
 
     /**
+     * Builds the request.
+     *
+     * @return the request
      * @throws IllegalArgumentException if a required option is missing or values are inconsistent
+     *     (the prompt's namespace is not the model, version and adapter set here, for one)
      */
     public Request build() {
       if (id == null) {

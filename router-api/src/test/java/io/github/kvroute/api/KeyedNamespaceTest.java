@@ -96,7 +96,9 @@ class KeyedNamespaceTest {
     PromptKey key = PromptKey.ofText(PROMPT, keyed);
 
     for (String printed : new String[] {keyed.toString(), key.toString(),
-        Request.newBuilder().id("r").model("m").prompt(key).build().toString(),
+        Request.newBuilder().id("r").model("m").modelVersion("v1").adapter("lora").prompt(key)
+            .build().toString(),
+        message(() -> Request.newBuilder().id("r").model("m").prompt(key).build()),
         message(() -> keyed.keyed(SECRET_B)),
         message(() -> KvEvent.storedEngineHashes("r", 0, keyed, 1L))}) {
       assertThat(printed).doesNotContain(secretText).doesNotContain(hex)

@@ -259,4 +259,56 @@ class RequestTest {
         .contains(Duration.ofMillis(100));
     assertThat(withEveryOption().toBuilder().id("req-2").build().id()).isEqualTo("req-2");
   }
+
+  // ------------------------------------------------------------------ the prompt's namespace
+
+  private static final int[] TOKENS = new int[40];
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', nullValues = "-", value = {
+      "another model      | other | -  | -    | m   | -  | -    | prompt namespace: other (expected: m, the request's model, version and adapter)",
+      "another version    | m     | v1 | -    | m   | v2 | -    | prompt namespace: m@v1 (expected: m@v2, the request's model, version and adapter)",
+      "a version missing  | m     | -  | -    | m   | v2 | -    | prompt namespace: m (expected: m@v2, the request's model, version and adapter)",
+      "an adapter missing | m     | -  | -    | m   | -  | sql  | prompt namespace: m (expected: m+sql, the request's model, version and adapter)",
+      "another adapter    | m     | v1 | chat | m   | v1 | sql  | prompt namespace: m@v1+chat (expected: m@v1+sql, the request's model, version and adapter)",
+  })
+  void aPromptHashedForAnotherNamespaceIsRefused(String what, String nsModel, String nsVersion,
+      String nsAdapter, String model, String version, String adapter, String message) {
+    Request.Builder b = Request.newBuilder().id("r").model(model)
+        .prompt(PromptKey.ofTokens(TOKENS, CacheNamespace.of(nsModel, nsVersion, nsAdapter)));
+    if (version != null) {
+      b.modelVersion(version);
+    }
+    if (adapter != null) {
+      b.adapter(adapter);
+    }
+
+    assertThatIllegalArgumentException().isThrownBy(b::build).withMessage(message);
+  }
+
+  @Test
+  void aPromptInTheRequestsNamespaceIsAccepted_keyedOrNot_andAnUnhashedOneHasNone() {
+    CacheNamespace ns = CacheNamespace.of("m", "v1", "sql");
+    byte[] secret = new byte[32];
+    for (PromptKey prompt : List.of(PromptKey.ofTokens(TOKENS, ns),
+        PromptKey.ofText("a prompt of some length", ns.keyed(secret)),
+        PromptKey.ofBlockHashes(new long[] {1, 2}, 16, 32, ns))) {
+      Request r = Request.newBuilder().id("r").model("m").modelVersion("v1").adapter("sql")
+          .prompt(prompt).build();
+      assertThat(r.prompt().namespace()).isPresent();
+    }
+    Request unhashed = Request.newBuilder().id("r").model("anything").prompt(PROMPT).build();
+    assertThat(unhashed.prompt().namespace()).isEmpty();
+  }
+
+  @Test
+  void aVariationToAnotherModelMustBringItsPrompt() {
+    Request base = Request.newBuilder().id("r").model("m")
+        .prompt(PromptKey.ofTokens(TOKENS, CacheNamespace.of("m"))).build();
+
+    assertThatIllegalArgumentException().isThrownBy(() -> base.toBuilder().model("n").build())
+        .withMessageStartingWith("prompt namespace: m (expected: n,");
+    assertThat(base.toBuilder().model("n")
+        .prompt(PromptKey.ofTokens(TOKENS, CacheNamespace.of("n"))).build().model()).isEqualTo("n");
+  }
 }

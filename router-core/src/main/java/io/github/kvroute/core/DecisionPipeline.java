@@ -298,7 +298,7 @@ final class DecisionPipeline {
       checkNotNull(d, "policy %s returned null (expected: a decision)", policy.name());
       validate(s, d, "policy " + policy.name());
     } catch (Throwable e) {
-      guard.failed("policy " + policy.name(), e);
+      guard.failed("policy " + policy.name(), "used the least-cost replica instead", e);
       d = leastCost(s);
     }
     if (!d.isRouted()) {
@@ -314,7 +314,7 @@ final class DecisionPipeline {
         admitted = withCost(s, admitted);
       }
     } catch (Throwable e) {
-      guard.failed("admission", e);
+      guard.failed("admission", "used the policy's decision as it was instead", e);
       admitted = d;
     }
     return admitted;

@@ -72,7 +72,8 @@ final class Feedback {
       try {
         policy.onOutcome(outcome);
       } catch (Throwable e) {
-        guard.failed("policy " + policy.name(), e);
+        guard.failed("policy " + policy.name(), "applied the outcome without telling the policy",
+            e);
       }
       reportTtft(lease, outcome);
     }

@@ -16,8 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Contains host plugins: a failure is logged at WARN once per plugin (then at DEBUG), counted, and
- * reported to the listeners; the caller then uses its safe fallback. Also fans the router's events out
+ * Contains host plugins: a failure is counted, reported to the listeners, and logged, naming the
+ * fallback the caller then uses ({@code kvroute plugin 'policy p' failed; used the least-cost
+ * replica instead}): at WARN the first time for each plugin and fallback, then at DEBUG. The log goes
+ * through SLF4J, so a host sees it only with a binding on its class path. Also fans the router's events out
  * to the host's listeners, so that a throwing listener can break neither routing nor the other
  * listeners: each listener is called in registration order, and one that throws is contained, counted
  * and reported to the others' {@link RouterListener#onPluginFailure} (never to itself, so a failing
@@ -33,9 +35,16 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: thread-safe.
  */
 final class PluginGuard {
-  private static final Logger log = LoggerFactory.getLogger(PluginGuard.class);
   private static final RouterListener NONE = new RouterListener() {};
+  /** What a throwing listener costs: the event it threw on. */
+  static final String LISTENER_FALLBACK = "skipped that event for the listener";
 
+  private final Logger log;
+  /**
+   * Plugin and fallback pairs already logged at WARN. Bounded by the router's plugins (one policy,
+   * one admission controller, its scorers, telemetry sources, the listeners) times the few fallbacks
+   * each has.
+   */
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final LongAdder failures = new LongAdder();
   /** The host's listeners, in registration order; an array so that events allocate nothing. */
@@ -43,6 +52,11 @@ final class PluginGuard {
   private final RouterListener safeListener;
 
   PluginGuard(List<RouterListener> hostListeners) {
+    this(hostListeners, LoggerFactory.getLogger(PluginGuard.class));
+  }
+
+  PluginGuard(List<RouterListener> hostListeners, Logger log) {
+    this.log = log;
     this.hostListeners = hostListeners.toArray(new RouterListener[0]);
     this.safeListener = this.hostListeners.length == 0 ? NONE : new SafeListeners();
   }
@@ -66,13 +80,18 @@ final class PluginGuard {
     }
   }
 
-  /** Records a contained failure of {@code plugin}; rethrows it if it is fatal. */
-  void failed(String plugin, Throwable error) {
+  /**
+   * Records a contained failure of {@code plugin}; rethrows it if it is fatal.
+   *
+   * @param fallback what the caller does instead, as the log says it: "used the least-cost replica
+   *     instead"
+   */
+  void failed(String plugin, String fallback, Throwable error) {
     rethrowIfFatal(error);
     if (error instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
-    record(plugin, error);
+    record(plugin, fallback, error);
     tellOthers(null, plugin, error);
   }
 
@@ -87,19 +106,21 @@ final class PluginGuard {
       } catch (Throwable e) {
         // not reported on: a listener failing to hear of a failure must not start a cascade
         contain(e);
-        record(listenerName(l), e);
+        record(listenerName(l), LISTENER_FALLBACK, e);
       }
     }
   }
 
-  private void record(String plugin, Throwable error) {
+  private void record(String plugin, String fallback, Throwable error) {
     failures.increment();
-    if (warned.add(plugin)) {
-      log.warn("kvroute plugin '{}' failed; using the safe fallback (logged once)", plugin, error);
-    } else {
-      log.debug("kvroute plugin '{}' failed again", plugin, error);
+    if (warned.add(plugin + '\n' + fallback)) {
+      log.warn("kvroute plugin '" + plugin + "' failed; " + fallback
+          + " (logged at WARN once for this plugin and fallback, then at DEBUG)", error);
+    } else if (log.isDebugEnabled()) {
+      log.debug("kvroute plugin '" + plugin + "' failed; " + fallback, error);
     }
   }
+
 
   private static void contain(Throwable e) {
     rethrowIfFatal(e);
@@ -117,7 +138,7 @@ final class PluginGuard {
   private void listenerFailed(RouterListener listener, Throwable e) {
     contain(e);
     String name = listenerName(listener);
-    record(name, e);
+    record(name, LISTENER_FALLBACK, e);
     tellOthers(listener, name, e);
   }
 

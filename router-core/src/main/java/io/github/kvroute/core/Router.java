@@ -60,7 +60,8 @@ import java.util.Optional;
  * Situations that happen in production are values: an empty or unavailable fleet is a
  * {@link io.github.kvroute.api.RejectReason#NO_CANDIDATES} rejection, a stale report or a
  * duplicated outcome an {@link UpdateResult}. Host plugins (policy, scorers, admission, listeners,
- * telemetry sources) are contained: any {@link Throwable} they throw is logged once, counted in
+ * telemetry sources) are contained: any {@link Throwable} they throw is logged through SLF4J (at WARN
+ * once per plugin and fallback, naming the fallback), counted in
  * {@link RouterStats#pluginFailures()}, and a safe fallback is used; only {@link OutOfMemoryError},
  * {@link InternalError} and {@link UnknownError} are rethrown, and then no attempt stays recorded
  * for a decision {@code route} did not return.
@@ -315,7 +316,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
         try {
           c.close();
         } catch (Throwable e) {
-          guard.failed("telemetry source", e);
+          guard.failed("telemetry source", "dropped its subscription anyway", e);
         }
       }
       subscriptions.clear();
@@ -345,7 +346,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
           }
         }
       } catch (Throwable e) {
-        guard.failed("telemetry source", e);
+        guard.failed("telemetry source", "routing goes on without its reports", e);
       }
     }
   }

@@ -29,7 +29,7 @@ import java.util.List;
  */
 public final class RoutingContexts {
   private static final StandardEstimate.FailureSink IGNORED =
-      (plugin, error) -> PluginGuard.rethrowIfFatal(error);
+      (plugin, fallback, error) -> PluginGuard.rethrowIfFatal(error);
 
   private RoutingContexts() {}
 

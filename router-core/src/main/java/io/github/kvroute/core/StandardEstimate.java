@@ -26,8 +26,11 @@ import java.util.List;
 final class StandardEstimate {
   /** Where a throwing scorer is reported. */
   interface FailureSink {
-    void failed(String plugin, Throwable error);
+    void failed(String plugin, String fallback, Throwable error);
   }
+
+  /** What a failing term costs, as the log says it. */
+  static final String TERM_FALLBACK = "used 0 ms for this term instead";
 
   private final List<Scorer> terms;
   private final FailureSink failures;
@@ -69,11 +72,11 @@ final class StandardEstimate {
     try {
       ms = term.costMillis(request, candidate);
     } catch (Throwable e) {
-      failures.failed("scorer " + term.name(), e);
+      failures.failed("scorer " + term.name(), TERM_FALLBACK, e);
       return 0;
     }
     if (Double.isNaN(ms) || ms < 0) {
-      failures.failed("scorer " + term.name(), new IllegalStateException(
+      failures.failed("scorer " + term.name(), TERM_FALLBACK, new IllegalStateException(
           term.name() + ": " + ms + " (expected: >= 0 ms, or +Infinity to veto the candidate)"));
       return 0;
     }

@@ -4,6 +4,7 @@ import io.github.kvroute.api.ManualTicker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.kvroute.api.CacheNamespace;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.OutcomeStatus;
 import io.github.kvroute.api.PromptKey;
@@ -285,13 +286,16 @@ class RouterProperties {
     }
 
     Request request(Route r) {
+      String adapter = r.adapter() == 1 ? "a1" : null;
+      // the prompt is hashed in the request's own namespace, as Request requires
+      CacheNamespace ns = CacheNamespace.of(MODELS[r.model()], VERSIONS[r.version()], adapter);
       Request.Builder b = Request.newBuilder().id("q-" + ++requests).model(MODELS[r.model()])
-          .prompt(TestData.prompt(r.tokens(), r.seed()));
+          .prompt(PromptKey.ofTokens(TestData.tokens(r.tokens(), r.seed()), ns));
       if (VERSIONS[r.version()] != null) {
         b.modelVersion(VERSIONS[r.version()]);
       }
-      if (r.adapter() == 1) {
-        b.adapter("a1");
+      if (adapter != null) {
+        b.adapter(adapter);
       }
       return b.build();
     }

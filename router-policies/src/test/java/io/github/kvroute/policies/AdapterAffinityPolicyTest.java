@@ -22,12 +22,12 @@ class AdapterAffinityPolicyTest {
 
   @Test
   void narrowsToResidentReplicasWhenAnyHoldTheAdapter() {
-    Request r = TestRequests.request(64, 1).toBuilder().adapter("sql").build();
+    Request r = TestRequests.request(64, 1, "sql");
     List<CandidateView> c = List.of(view("a", 0, Set.of()), view("b", 5, Set.of("sql")),
         view("c", 9, Set.of("sql", "chat")), view("d", 1, Set.of("chat")));
     assertThat(POLICY.route(FixedRoutingContext.of(r, c, 1)).replicaId()).isEqualTo("b");
     // nobody holds it: every candidate would load it, the delegate sees them all
-    Request other = r.toBuilder().adapter("rare").build();
+    Request other = TestRequests.request(64, 1, "rare");
     assertThat(POLICY.route(FixedRoutingContext.of(other, c, 1)).replicaId()).isEqualTo("a");
     // no adapter: unchanged
     assertThat(POLICY.route(FixedRoutingContext.of(TestRequests.request(64, 1), c, 1)).replicaId())

@@ -137,9 +137,9 @@ class HybridCostGoldenTest {
     withoutR2.removeReplica("R2");
     assertThat(route(withoutR2, doc, "sql-lora").replicaId())
         .as("R0 at 300 beats R1 at 1,040").isEqualTo("R0");
-    Router noAdapter = placement(Map.of(), 300, 0, 100, lora, doc);
+    Router noAdapter = placement(Map.of(), 300, 0, 100, lora, DOC); // the base model's cache
     noAdapter.removeReplica("R2");
-    assertThat(route(noAdapter, doc, null).replicaId())
+    assertThat(route(noAdapter, DOC, null).replicaId())
         .as("without the adapter R1 (240) would beat R0 (300)").isEqualTo("R1");
 
     Router onlyR1 = placement(Map.of(), 300, 0, 100, lora, doc);

@@ -16,6 +16,13 @@ final class TestRequests {
         .prompt(PromptKey.ofTokens(tokens(tokens, seed), CacheNamespace.of(MODEL))).build();
   }
 
+  /** {@link #request(int, int)} for LoRA {@code adapter}, its prompt hashed in the adapter's namespace. */
+  static Request request(int tokens, int seed, String adapter) {
+    return Request.newBuilder().id("r-" + seed + "-" + tokens).model(MODEL).adapter(adapter)
+        .prompt(PromptKey.ofTokens(tokens(tokens, seed), CacheNamespace.of(MODEL, null, adapter)))
+        .build();
+  }
+
   static int[] tokens(int n, int seed) {
     int[] t = new int[n];
     for (int i = 0; i < n; i++) {
