@@ -94,7 +94,10 @@ final class StreamSequencer {
     lastError = error;
   }
 
-  /** A replay that failed or ended early: counted; the gap stays and the next live batch shows it. */
+  /**
+   * A replay that failed or ended early, or the subscription's end: said in the status; a gap stays
+   * and the next live batch shows it.
+   */
   synchronized void onReplayFailed(String error) {
     lastError = error;
   }

@@ -69,6 +69,8 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
 
   private final Map<String, StreamSequencer> sequencers;
   private final Duration replayTimeout;
+  /** The host's context, or null: then each subscription makes and closes its own. */
+  private final ZContext sharedContext;
   private final Object lock = new Object();
   @GuardedBy("lock")
   private Loop running;
@@ -82,6 +84,7 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     }
     this.sequencers = m;
     this.replayTimeout = b.replayTimeout;
+    this.sharedContext = b.context;
   }
 
   public static Builder builder() {
@@ -174,20 +177,35 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
 
     @Override
     public void run() {
-      try (ZContext context = new ZContext()) {
-        List<StreamSequencer> streams = new ArrayList<>(sequencers.values());
-        List<ZMQ.Socket> subs = new ArrayList<>();
-        ZMQ.Poller poller = context.createPoller(streams.size());
+      ZContext context = sharedContext != null ? sharedContext : new ZContext();
+      try {
+        loop(context);
+      } catch (RuntimeException e) {
+        // a socket error (an endpoint that cannot be resolved, a closed context): the subscription
+        // ends, and every stream's status says why
+        sequencers.values().forEach(s -> s.onReplayFailed("subscription stopped: " + e));
+      } finally {
+        if (sharedContext == null) {
+          context.close();
+        }
+      }
+    }
+
+    private void loop(ZContext context) {
+      List<StreamSequencer> streams = new ArrayList<>(sequencers.values());
+      List<ZMQ.Socket> subs = new ArrayList<>();
+      ZMQ.Poller poller = context.createPoller(streams.size());
+      Replayer replayer = new Replayer(context);
+      try {
         for (StreamSequencer s : streams) {
           ZMQ.Socket sub = context.createSocket(SocketType.SUB);
+          subs.add(sub);
           sub.setLinger(0);
           sub.setRcvHWM(RECEIVE_HWM);
           sub.subscribe(s.stream().topic().getBytes(java.nio.charset.StandardCharsets.UTF_8));
           sub.connect(s.stream().endpoint());
           poller.register(sub, ZMQ.Poller.POLLIN);
-          subs.add(sub);
         }
-        Replayer replayer = new Replayer(context);
         while (!stopping) {
           if (poller.poll(POLL_MILLIS) <= 0) {
             continue;
@@ -198,8 +216,10 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
             }
           }
         }
+      } finally {
         replayer.close();
         poller.close();
+        subs.forEach(ZMQ.Socket::close);
       }
     }
 
@@ -304,8 +324,18 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     private EpochSource epochs;
     private int group;
     private Duration replayTimeout = DEFAULT_REPLAY_TIMEOUT;
+    private ZContext context;
 
     private Builder() {}
+
+    /**
+     * A ZeroMQ context of the host's to create the sockets in; the subscriber closes its sockets, never
+     * the context. Default: a context of its own per subscription, closed with it.
+     */
+    public Builder context(ZContext context) {
+      this.context = Objects.requireNonNull(context, "context: null (expected: a ZContext)");
+      return this;
+    }
 
     /**
      * Adds a replica's stream.

@@ -71,7 +71,7 @@ public final class VllmKvEvents {
       }
       return batch;
     } catch (MessagePackException | IOException e) {
-      throw new IllegalArgumentException("payload: not msgpack (" + e.getMessage() + ")", e);
+      throw new IllegalArgumentException("payload: not msgpack (" + e + ")", e);
     }
   }
 
