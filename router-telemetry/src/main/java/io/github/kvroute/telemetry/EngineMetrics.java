@@ -16,7 +16,7 @@ import java.util.OptionalLong;
  * <p>Rules shared by both engines: several series of one metric (vLLM's {@code engine} label under data
  * parallelism, SGLang's {@code dp_rank}) are summed, except a usage fraction, which is averaged; a
  * metric that is absent, NaN, infinite or negative leaves its field absent ("unknown is absent, never
- * zero") and is named in {@link ScrapeStatus#fieldProblems()}; the epoch is Prometheus'
+ * zero") and is named in {@link ScrapeStatus#problems()}; the epoch is Prometheus'
  * {@code process_start_time_seconds} in nanoseconds (both engines' Python client exports it).
  *
  * <p>Immutable and thread-safe.
