@@ -214,6 +214,34 @@ class VllmKvEventSubscriberTest {
   }
 
   @Test
+  void thePublisherAndTheSubscriberAgreeOnLiveAndReplayedBatches() {
+    try (VllmKvEventPublisher publisher = VllmKvEventPublisher.builder().topic(TOPIC)
+            .replayEndpoint("tcp://127.0.0.1:*").context(context).build();
+        VllmKvEventSubscriber s = VllmKvEventSubscriber.builder()
+            .stream(KvEventStream.of("r0", publisher.endpoint(), NS).withTopic(TOPIC)
+                .withReplay(publisher.replayEndpoint()))
+            .epochs(EpochSource.fixed(7)).replayTimeout(Duration.ofSeconds(20)).context(context)
+            .build()) {
+      s.subscribe(router);
+      // the first batches may go out before the subscription is connected: replay recovers them
+      // once a later batch shows the gap, so keep publishing until one arrives
+      awaitStatus(s, st -> {
+        publisher.publish(VllmKvEventBatch.of(1.0, java.util.List.of(stored(1))));
+        return st.batches() >= 1;
+      });
+      long lost = publisher.publishLost(VllmKvEventBatch.of(2.0, java.util.List.of(stored(2))));
+      long last = publisher.publish(VllmKvEventBatch.of(3.0, java.util.List.of(stored(3))));
+      KvStreamStatus st = awaitStatus(s, x -> x.lastSequence().orElse(-1) == last);
+
+      assertThat(st.replayedBatches()).isGreaterThanOrEqualTo(1);
+      assertThat(st.gaps()).isZero();
+      assertThat(st.lastError()).isEmpty();
+      assertThat(router.stats().kvEventGaps()).isZero();
+      assertThat(lost).isEqualTo(last - 1);
+    }
+  }
+
+  @Test
   void anEndpointThatCannotBeUsedEndsTheSubscriptionWithAStatusNotACrash() {
     try (VllmKvEventSubscriber s = subscriber(KvEventStream.of("r0", "tcp://no-such-host.invalid:5557", NS))) {
       s.subscribe(router);
