@@ -111,7 +111,8 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
       int i = 0;
       for (ReplicaScraper s : scrapers.values()) {
         long stagger = periodNanos * i++ / scrapers.size();
-        futures.add(scheduler.scheduleWithFixedDelay(() -> scrapeContained(s, sink), stagger,
+        // scrape() contains everything but Errors; an Error cancels this replica's schedule
+        futures.add(scheduler.scheduleWithFixedDelay(() -> s.scrape(sink), stagger,
             periodNanos, TimeUnit.NANOSECONDS));
       }
       running = futures;
@@ -181,12 +182,6 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
         running = null;
       }
     }
-  }
-
-  private static void scrapeContained(ReplicaScraper s, TelemetrySink sink) {
-    // scrape() contains everything but Errors; an Error would cancel this replica's schedule, which
-    // is what an Error deserves
-    s.scrape(sink);
   }
 
   private ReplicaScraper scraper(String replicaId) {

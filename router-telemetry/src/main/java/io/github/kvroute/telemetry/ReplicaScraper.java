@@ -139,10 +139,16 @@ final class ReplicaScraper {
   @GuardedBy("scrapeLock")
   private Scraped fetch() throws IOException, InterruptedException {
     ReplicaState state = ReplicaState.READY;
+    List<String> problems = new ArrayList<>();
     Optional<URI> health = target.healthUri();
     if (health.isPresent()) {
       ScrapeClient.Response h = client.get(health.get(), timeout);
-      state = h.isSuccess() ? ReplicaState.READY : ReplicaState.STARTING;
+      if (h.status() == 404) {
+        // a proxy or an engine without the endpoint: not a sign of ill health
+        problems.add("GET " + health.get() + ": HTTP 404 (taken as no health endpoint: READY)");
+      } else if (!h.isSuccess()) {
+        state = ReplicaState.STARTING;
+      }
     }
     URI metricsUri = target.metricsUri();
     ScrapeClient.Response m = client.get(metricsUri, timeout);
@@ -156,7 +162,7 @@ final class ReplicaScraper {
           + " characters, " + exposition.malformedLines() + " malformed lines"
           + (exposition.problems().isEmpty() ? "" : ", first " + exposition.problems().get(0)));
     }
-    List<String> problems = new ArrayList<>(exposition.problems());
+    problems.addAll(exposition.problems());
     EngineMetrics.FieldProblems fieldProblems = new EngineMetrics.FieldProblems();
     ReplicaSnapshot.Builder b = ReplicaSnapshot.newBuilder()
         .replicaId(target.replicaId())

@@ -12,8 +12,8 @@ import java.util.Optional;
  * ReplicaTarget.of("r0", "llama-3-8b", URI.create("http://10.0.0.5:8000"), EngineMetrics.VLLM)
  * }</pre>
  *
- * <p>Each scrape reads {@link #metricsPath()} (required), {@link #healthPath()} when set (2xx: READY,
- * any other status: STARTING, not routable) and {@link #modelsPath()} when set (vLLM's
+ * <p>Each scrape reads {@link #metricsPath()} (required), {@link #healthPath()} when set (2xx: READY;
+ * 404, no such endpoint: READY; any other status: STARTING, not routable) and {@link #modelsPath()} when set (vLLM's
  * {@code /v1/models}: the loaded LoRA adapters). Immutable and thread-safe.
  *
  * @param replicaId the replica's id in the router

@@ -165,6 +165,10 @@ class PrometheusPollerTest {
       client.answer("/health", 503, "");
       p.scrapeNow("r0", sink);
       assertThat(sink.snapshots.get(0).state()).isEqualTo(ReplicaState.STARTING);
+      client.answer("/health", 404, "");
+      ScrapeStatus noHealth = p.scrapeNow("r0", sink);
+      assertThat(sink.snapshots.get(1).state()).isEqualTo(ReplicaState.READY);
+      assertThat(noHealth.problems()).anyMatch(m -> m.contains("HTTP 404 (taken as no health endpoint"));
     }
   }
 
