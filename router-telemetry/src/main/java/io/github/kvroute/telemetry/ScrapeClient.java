@@ -26,7 +26,7 @@ public interface ScrapeClient {
   Response get(URI uri, Duration timeout) throws IOException, InterruptedException;
 
   /**
-   * A response: the HTTP status code and the body decoded as UTF-8.
+   * A response: the HTTP status code and the body decoded as UTF-8. Immutable and thread-safe.
    *
    * @param status the HTTP status code
    * @param body the body, possibly empty, never null

@@ -1,6 +1,6 @@
 package io.github.kvroute.telemetry;
 
-/** Whether a replica's scrapes succeed, as the poller last saw it. */
+/** Whether a replica's scrapes succeed, as the poller last saw it. Immutable and thread-safe. */
 public enum ScrapeHealth {
   /** Not scraped yet. */
   UNKNOWN,

@@ -43,7 +43,7 @@ public final class VllmKvEvents {
   /** vLLM's medium for the GPU KV cache. */
   public static final String MEDIUM_GPU = "GPU";
 
-  /** How the structs are laid out on the wire; see the class notes. */
+  /** How the structs are laid out on the wire; see the class notes. Immutable and thread-safe. */
   public enum Layout {
     /** Every struct as a positional array (vLLM before PR #42892). */
     ARRAYS,
