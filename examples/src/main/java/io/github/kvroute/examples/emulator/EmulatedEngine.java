@@ -1,0 +1,317 @@
+package io.github.kvroute.examples.emulator;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One emulated vLLM engine: a continuous-batching scheduler over a prefix cache, in scaled-down wall
+ * time (see {@link EngineModel}).
+ *
+ * <h2>Design notes</h2>
+ * One scheduler thread runs steps, as vLLM's engine core does. A step admits waiting requests into
+ * the running batch (up to {@code maxRunning}, and only while their blocks fit the cache), looks up
+ * each newly admitted prompt's leading cached blocks, then sleeps for the step's work: prefill of the
+ * new prompts' uncached tokens plus one decode step when the batch holds any sequence. After the
+ * step, each newly admitted sequence has its first token and its prompt's blocks join the prefix cache;
+ * every other running sequence has one more token. Sequences that reach their token limit leave the
+ * batch. Output is handed to each request's {@link TokenSink} outside the lock.
+ *
+ * <p>Counters follow vLLM's metrics: prompt tokens are counted at the first token, prefix-cache queries
+ * and hits in tokens at admission, TTFT and queue time summed per request.
+ *
+ * <p>Thread-safety: thread-safe. Submissions, metrics reads, pause/resume and close may come from any
+ * thread; state is guarded by the engine's lock.
+ */
+final class EmulatedEngine implements AutoCloseable {
+  private final EngineModel model;
+  private final Object lock = new Object();
+  private final Thread scheduler;
+
+  @GuardedBy("lock")
+  private final ArrayDeque<Job> waiting = new ArrayDeque<>();
+  @GuardedBy("lock")
+  private final List<Job> running = new ArrayList<>();
+  @GuardedBy("lock")
+  private final PrefixCache cache;
+  @GuardedBy("lock")
+  private final EngineCounters counters = new EngineCounters();
+  @GuardedBy("lock")
+  private boolean paused;
+  @GuardedBy("lock")
+  private boolean closed;
+
+  EmulatedEngine(EngineModel model, String name) {
+    this.model = model;
+    this.cache = new PrefixCache(model.kvCacheBlocks());
+    this.scheduler = new Thread(this::run, name + "-scheduler");
+    this.scheduler.setDaemon(true);
+    this.scheduler.start();
+  }
+
+  EngineModel model() {
+    return model;
+  }
+
+  /**
+   * Queues a request of {@code prompt} generating {@code maxTokens} tokens into {@code sink}.
+   *
+   * @return null when queued, else why it was refused: the engine is closed, its queue is full, or
+   *     the request can never fit its cache
+   */
+  String submit(String prompt, int maxTokens, TokenSink sink) {
+    checkArgument(maxTokens >= 1, "maxTokens: %s (expected: >= 1)", maxTokens);
+    int promptTokens = EmulatedTokenizer.tokenCount(prompt, model.charsPerToken());
+    long blocks = blocksFor((long) promptTokens + maxTokens);
+    if (blocks > model.kvCacheBlocks()) {
+      return "prompt of " + promptTokens + " tokens plus max_tokens " + maxTokens
+          + " exceeds the KV cache of " + (long) model.kvCacheBlocks() * model.blockSizeTokens()
+          + " tokens";
+    }
+    Job job = new Job(EmulatedTokenizer.blockHashes(prompt, model), promptTokens, maxTokens,
+        (int) blocks, sink, System.nanoTime());
+    synchronized (lock) {
+      if (closed) {
+        return "engine stopped";
+      }
+      if (waiting.size() >= model.maxWaiting()) {
+        return "waiting queue full (" + model.maxWaiting() + " requests)";
+      }
+      waiting.add(job);
+      lock.notifyAll();
+    }
+    return null;
+  }
+
+  /** Cancels a request the client no longer waits for; it frees its batch slot at the next step. */
+  void cancel(TokenSink sink) {
+    synchronized (lock) {
+      waiting.removeIf(j -> j.sink == sink);
+      for (Job j : running) {
+        if (j.sink == sink) {
+          j.cancelled = true;
+        }
+      }
+    }
+  }
+
+  /** Stalls the scheduler (a hung engine): requests queue, nothing runs until {@link #resume}. */
+  void pause() {
+    synchronized (lock) {
+      paused = true;
+    }
+  }
+
+  void resume() {
+    synchronized (lock) {
+      paused = false;
+      lock.notifyAll();
+    }
+  }
+
+  /** The engine's state now, for {@code /metrics}. */
+  MetricsReading read() {
+    synchronized (lock) {
+      int usedBlocks = 0;
+      for (Job j : running) {
+        usedBlocks += j.blocks;
+      }
+      return new MetricsReading(running.size(), waiting.size(),
+          (double) usedBlocks / model.kvCacheBlocks(), counters.copy());
+    }
+  }
+
+  /** Stops the scheduler; every request not finished is aborted. Idempotent. */
+  @Override
+  public void close() {
+    List<Job> dropped = new ArrayList<>();
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      dropped.addAll(running);
+      dropped.addAll(waiting);
+      running.clear();
+      waiting.clear();
+      cache.clear();
+      lock.notifyAll();
+    }
+    scheduler.interrupt();
+    for (Job j : dropped) {
+      j.sink.aborted("engine stopped");
+    }
+  }
+
+  private void run() {
+    List<Runnable> output = new ArrayList<>();
+    while (true) {
+      long stepNanos;
+      synchronized (lock) {
+        while (!closed && (paused || (running.isEmpty() && waiting.isEmpty()))) {
+          try {
+            lock.wait();
+          } catch (InterruptedException e) {
+            if (closed) {
+              return;
+            }
+          }
+        }
+        if (closed) {
+          return;
+        }
+        stepNanos = planStep(System.nanoTime());
+      }
+      sleep(stepNanos);
+      synchronized (lock) {
+        if (closed) {
+          return;
+        }
+        finishStep(System.nanoTime(), output);
+      }
+      for (Runnable r : output) {
+        r.run();
+      }
+      output.clear();
+    }
+  }
+
+  /** Admits what fits and returns the step's duration. */
+  @GuardedBy("lock")
+  private long planStep(long now) {
+    int usedBlocks = 0;
+    for (Job j : running) {
+      usedBlocks += j.blocks;
+    }
+    long prefillTokens = 0;
+    while (!waiting.isEmpty() && running.size() < model.maxRunning()
+        && usedBlocks + waiting.peek().blocks <= model.kvCacheBlocks()) {
+      Job j = waiting.poll();
+      int hits = cache.leadingHits(j.hashes);
+      j.cachedTokens = PrefixCache.cachedTokens(hits, j.promptTokens, model.blockSizeTokens());
+      j.prefilling = true;
+      j.scheduledNanos = now;
+      counters.prefixCacheQueries += j.promptTokens;
+      counters.prefixCacheHits += j.cachedTokens;
+      prefillTokens += j.promptTokens - j.cachedTokens;
+      usedBlocks += j.blocks;
+      running.add(j);
+    }
+    return prefillTokens * model.prefillNanosPerToken()
+        + (running.isEmpty() ? 0 : model.decodeStepNanos());
+  }
+
+  /** Hands out the step's tokens and retires finished sequences. */
+  @GuardedBy("lock")
+  private void finishStep(long now, List<Runnable> output) {
+    for (Iterator<Job> it = running.iterator(); it.hasNext(); ) {
+      Job j = it.next();
+      if (j.cancelled) {
+        it.remove();
+        continue;
+      }
+      if (j.prefilling) {
+        j.prefilling = false;
+        cache.store(j.hashes);
+        counters.promptTokens += j.promptTokens;
+        counters.ttftNanos += now - j.arrivalNanos;
+        counters.queueNanos += j.scheduledNanos - j.arrivalNanos;
+        counters.firstTokens++;
+      }
+      int index = j.generated++;
+      counters.generationTokens++;
+      TokenSink sink = j.sink;
+      String text = tokenText(j, index);
+      output.add(() -> sink.token(index, text));
+      if (j.generated == j.maxTokens) {
+        it.remove();
+        counters.finished++;
+        TokenSink.Usage usage = new TokenSink.Usage(j.promptTokens, j.cachedTokens, j.generated);
+        output.add(() -> sink.finished(usage));
+      }
+    }
+  }
+
+  /** Deterministic output: the same prompt generates the same text on every replica. */
+  private static String tokenText(Job j, int index) {
+    long seed = j.hashes.length == 0 ? j.promptTokens : j.hashes[j.hashes.length - 1];
+    return String.format(Locale.ROOT, " w%x", (seed + index * 0x9E3779B97F4A7C15L) >>> 52);
+  }
+
+  private long blocksFor(long tokens) {
+    return (tokens + model.blockSizeTokens() - 1) / model.blockSizeTokens();
+  }
+
+  private static void sleep(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
+      LockSupport.parkNanos(left);
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+    }
+  }
+
+  /** One request in the engine. Guarded by the engine's lock once submitted. */
+  private static final class Job {
+    final long[] hashes;
+    final int promptTokens;
+    final int maxTokens;
+    final int blocks;
+    final TokenSink sink;
+    final long arrivalNanos;
+    long scheduledNanos;
+    int cachedTokens;
+    int generated;
+    boolean prefilling;
+    boolean cancelled;
+
+    Job(long[] hashes, int promptTokens, int maxTokens, int blocks, TokenSink sink,
+        long arrivalNanos) {
+      this.hashes = hashes;
+      this.promptTokens = promptTokens;
+      this.maxTokens = maxTokens;
+      this.blocks = blocks;
+      this.sink = sink;
+      this.arrivalNanos = arrivalNanos;
+    }
+  }
+
+  /** vLLM's cumulative counters. Not thread-safe: guarded by the engine's lock. */
+  static final class EngineCounters {
+    long promptTokens;
+    long generationTokens;
+    long prefixCacheQueries;
+    long prefixCacheHits;
+    long finished;
+    long firstTokens;
+    long ttftNanos;
+    long queueNanos;
+
+    EngineCounters copy() {
+      EngineCounters c = new EngineCounters();
+      c.promptTokens = promptTokens;
+      c.generationTokens = generationTokens;
+      c.prefixCacheQueries = prefixCacheQueries;
+      c.prefixCacheHits = prefixCacheHits;
+      c.finished = finished;
+      c.firstTokens = firstTokens;
+      c.ttftNanos = ttftNanos;
+      c.queueNanos = queueNanos;
+      return c;
+    }
+  }
+
+  /**
+   * One reading of the engine for {@code /metrics}.
+   *
+   * @param kvUsage fraction of KV blocks held by running sequences ({@code vllm:kv_cache_usage_perc})
+   */
+  record MetricsReading(int running, int waiting, double kvUsage, EngineCounters counters) {}
+}
