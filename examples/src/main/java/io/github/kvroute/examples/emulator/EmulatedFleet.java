@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code N} emulated vLLM replicas on loopback, named {@code replica-0 .. replica-(N-1)}, each on its
@@ -38,7 +39,7 @@ public final class EmulatedFleet implements AutoCloseable {
         started.add(EmulatedReplica.start(name(i), model, engineModel));
       }
     } catch (RuntimeException e) {
-      started.forEach(EmulatedReplica::kill);
+      started.forEach(EmulatedReplica::killAsync);
       throw e;
     }
     return new EmulatedFleet(started);
@@ -61,9 +62,15 @@ public final class EmulatedFleet implements AutoCloseable {
     return replicas;
   }
 
-  /** Kills every replica. */
+  /** Kills every replica, in parallel. */
   @Override
   public void close() {
-    replicas.forEach(EmulatedReplica::kill);
+    closeAsync().join();
+  }
+
+  /** Starts killing every replica; the future completes when all have stopped. */
+  public CompletableFuture<Void> closeAsync() {
+    return CompletableFuture.allOf(
+        replicas.stream().map(EmulatedReplica::killAsync).toArray(CompletableFuture[]::new));
   }
 }

@@ -96,9 +96,10 @@ public final class EmulatedReplica implements AutoCloseable {
     return model;
   }
 
-  /** Requests in the running batch now ({@code vllm:num_requests_running}). */
-  public int runningRequests() {
-    return engine.read().running();
+  /** Requests in the engine now, running or waiting. */
+  public int inFlightRequests() {
+    EmulatedEngine.MetricsReading r = engine.read();
+    return r.running() + r.waiting();
   }
 
   /** Stalls the engine (a hung GPU): requests are accepted and queue, none progresses. */
@@ -113,8 +114,17 @@ public final class EmulatedReplica implements AutoCloseable {
 
   /** Stops abruptly: connections are reset and requests in flight are lost. Idempotent. */
   public void kill() {
-    engine.close();
-    server.stop().join();
+    killAsync().join();
+  }
+
+  /**
+   * Starts a {@link #kill()}: connections are closed at once; the future completes when the server's
+   * threads have stopped (a couple of seconds of event-loop quiet period), so a fleet stops its
+   * replicas in parallel.
+   */
+  public CompletableFuture<Void> killAsync() {
+    // connections first, so clients see resets rather than error replies
+    return server.stop().thenRun(engine::close);
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A running gateway demo: an {@link OpenAiGateway} with its router and {@link VllmMetricsPoller}, in
@@ -112,12 +113,14 @@ public final class GatewayDemo implements AutoCloseable {
     return fleet;
   }
 
+  /** Stops the gateway and the fleet (in parallel), then the router. */
   @Override
   public void close() {
-    gateway.close();
-    router.close();
+    CompletableFuture<Void> gatewayStopped = gateway.closeAsync();
     if (fleet != null) {
-      fleet.close();
+      fleet.closeAsync().join();
     }
+    gatewayStopped.join();
+    router.close();
   }
 }

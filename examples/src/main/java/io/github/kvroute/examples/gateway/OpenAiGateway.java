@@ -21,6 +21,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -113,8 +114,13 @@ public final class OpenAiGateway implements AutoCloseable {
   /** Stops serving and stops telemetry; the router is the caller's to close. */
   @Override
   public void close() {
-    server.stop().join();
+    closeAsync().join();
+  }
+
+  /** Starts {@link #close()}: telemetry stops at once, the server when its threads have stopped. */
+  public CompletableFuture<Void> closeAsync() {
     telemetry.close();
+    return server.stop().thenRun(() -> {});
   }
 
   private HttpResponse serve(ServiceRequestContext ctx,
