@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class EmulatedEngine implements AutoCloseable {
   private final EngineModel model;
+  /** Where stored and evicted blocks are published; null when the engine publishes no KV events. */
+  private final KvEventPublisher kvEvents;
   private final Object lock = new Object();
   private final Thread scheduler;
 
@@ -47,8 +50,10 @@ final class EmulatedEngine implements AutoCloseable {
   @GuardedBy("lock")
   private boolean closed;
 
-  EmulatedEngine(EngineModel model, String name) {
+  /** @param kvEvents where to publish KV events, or null for none */
+  EmulatedEngine(EngineModel model, String name, KvEventPublisher kvEvents) {
     this.model = model;
+    this.kvEvents = kvEvents;
     this.cache = new PrefixCache(model.kvCacheBlocks());
     this.scheduler = new Thread(this::run, name + "-scheduler");
     this.scheduler.setDaemon(true);
@@ -74,7 +79,7 @@ final class EmulatedEngine implements AutoCloseable {
           + " exceeds the KV cache of " + (long) model.kvCacheBlocks() * model.blockSizeTokens()
           + " tokens";
     }
-    Job job = new Job(EmulatedTokenizer.blockHashes(prompt, model), promptTokens, maxTokens,
+    Job job = new Job(prompt, EmulatedTokenizer.blockHashes(prompt, model), promptTokens, maxTokens,
         (int) blocks, sink, System.nanoTime());
     synchronized (lock) {
       if (closed) {
@@ -151,6 +156,7 @@ final class EmulatedEngine implements AutoCloseable {
 
   private void run() {
     List<Runnable> output = new ArrayList<>();
+    List<KvEventPublisher.Event> events = new ArrayList<>();
     while (true) {
       long stepNanos;
       synchronized (lock) {
@@ -173,8 +179,12 @@ final class EmulatedEngine implements AutoCloseable {
         if (closed) {
           return;
         }
-        finishStep(System.nanoTime(), output);
+        finishStep(System.nanoTime(), output, events);
       }
+      if (kvEvents != null) {
+        kvEvents.publish(List.copyOf(events)); // before the tokens: a client never sees an answer
+      }                                         // whose blocks a subscriber could not know yet
+      events.clear();
       for (Runnable r : output) {
         r.run();
       }
@@ -207,9 +217,9 @@ final class EmulatedEngine implements AutoCloseable {
         + (running.isEmpty() ? 0 : model.decodeStepNanos());
   }
 
-  /** Hands out the step's tokens and retires finished sequences. */
+  /** Hands out the step's tokens, caches prefilled prompts and retires finished sequences. */
   @GuardedBy("lock")
-  private void finishStep(long now, List<Runnable> output) {
+  private void finishStep(long now, List<Runnable> output, List<KvEventPublisher.Event> events) {
     for (Iterator<Job> it = running.iterator(); it.hasNext(); ) {
       Job j = it.next();
       if (j.cancelled) {
@@ -218,7 +228,7 @@ final class EmulatedEngine implements AutoCloseable {
       }
       if (j.prefilling) {
         j.prefilling = false;
-        cache.store(j.hashes);
+        store(j, events);
         counters.promptTokens += j.promptTokens;
         counters.ttftNanos += now - j.arrivalNanos;
         counters.queueNanos += j.scheduledNanos - j.arrivalNanos;
@@ -235,6 +245,28 @@ final class EmulatedEngine implements AutoCloseable {
         TokenSink.Usage usage = new TokenSink.Usage(j.promptTokens, j.cachedTokens, j.generated);
         output.add(() -> sink.finished(usage));
       }
+    }
+  }
+
+  /** Adds {@code j}'s prompt blocks to the cache and, with KV events on, says what changed. */
+  @GuardedBy("lock")
+  private void store(Job j, List<KvEventPublisher.Event> events) {
+    List<Long> removed = new ArrayList<>();
+    int firstNew = cache.store(j.hashes, removed);
+    if (kvEvents == null) {
+      return;
+    }
+    if (!removed.isEmpty()) {
+      events.add(KvEventPublisher.Event.removed(removed.stream().mapToLong(Long::longValue).toArray()));
+    }
+    if (firstNew < j.hashes.length) {
+      int block = model.blockSizeTokens();
+      events.add(KvEventPublisher.Event.stored(
+          Arrays.copyOfRange(j.hashes, firstNew, j.hashes.length),
+          firstNew == 0 ? null : j.hashes[firstNew - 1],
+          EmulatedTokenizer.tokenIds(j.prompt, model.charsPerToken(), firstNew * block,
+              j.hashes.length * block),
+          block));
     }
   }
 
@@ -260,6 +292,7 @@ final class EmulatedEngine implements AutoCloseable {
 
   /** One request in the engine. Guarded by the engine's lock once submitted. */
   private static final class Job {
+    final String prompt;
     final long[] hashes;
     final int promptTokens;
     final int maxTokens;
@@ -272,8 +305,9 @@ final class EmulatedEngine implements AutoCloseable {
     boolean prefilling;
     boolean cancelled;
 
-    Job(long[] hashes, int promptTokens, int maxTokens, int blocks, TokenSink sink,
+    Job(String prompt, long[] hashes, int promptTokens, int maxTokens, int blocks, TokenSink sink,
         long arrivalNanos) {
+      this.prompt = prompt;
       this.hashes = hashes;
       this.promptTokens = promptTokens;
       this.maxTokens = maxTokens;

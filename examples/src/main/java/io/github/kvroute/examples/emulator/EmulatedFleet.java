@@ -32,11 +32,17 @@ public final class EmulatedFleet implements AutoCloseable {
    * @throws IllegalArgumentException if {@code count} is not in [1, 256]
    */
   public static EmulatedFleet start(int count, String model, EngineModel engineModel) {
+    return start(count, model, engineModel, false);
+  }
+
+  /** As {@link #start(int, String, EngineModel)}, each replica publishing KV events if {@code kvEvents}. */
+  public static EmulatedFleet start(int count, String model, EngineModel engineModel,
+      boolean kvEvents) {
     checkArgument(count >= 1 && count <= 256, "replicas: %s (expected: 1 to 256)", count);
     List<EmulatedReplica> started = new ArrayList<>();
     try {
       for (int i = 0; i < count; i++) {
-        started.add(EmulatedReplica.start(name(i), model, engineModel));
+        started.add(EmulatedReplica.start(name(i), model, engineModel, 0, kvEvents));
       }
     } catch (RuntimeException e) {
       started.forEach(EmulatedReplica::killAsync);

@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,7 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       carries {@code prompt_tokens_details.cached_tokens}, the prompt tokens the prefix cache served;
  *   <li>{@code GET /health}: 200 while serving;
  *   <li>{@code GET /metrics}: Prometheus text with vLLM's metric names ({@link VllmMetricsText});
- *   <li>{@code GET /v1/models}: the served model.
+ *   <li>{@code GET /v1/models}: the served model;
+ *   <li>optionally, vLLM's KV-event stream ({@link KvEventPublisher}): every prompt block the engine
+ *       caches and every block it evicts, on a ZeroMQ PUB socket ({@link #kvEventsEndpoint()}).
  * </ul>
  *
  * <p>{@link #kill()} stops it abruptly, as a crashed process: open connections are reset, so
@@ -45,14 +48,17 @@ public final class EmulatedReplica implements AutoCloseable {
   private static final AtomicLong IDS = new AtomicLong();
 
   private final String model;
+  private final KvEventPublisher kvEvents;
   private final EmulatedEngine engine;
   private final Server server;
   private final double startTimeSeconds;
 
-  private EmulatedReplica(String name, String model, EngineModel engineModel, int port) {
+  private EmulatedReplica(String name, String model, EngineModel engineModel, int port,
+      boolean kvEvents) {
     this.model = checkNotNull(model, "model: null (expected: a model name)");
     this.startTimeSeconds = System.currentTimeMillis() / 1000.0;
-    this.engine = new EmulatedEngine(engineModel, name);
+    this.kvEvents = kvEvents ? new KvEventPublisher(name) : null;
+    this.engine = new EmulatedEngine(engineModel, name, this.kvEvents);
     this.server = Server.builder()
         .http(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
         .requestTimeout(Duration.ZERO) // streams last as long as generation does
@@ -80,11 +86,36 @@ public final class EmulatedReplica implements AutoCloseable {
     return start(name, model, engineModel, 0);
   }
 
-  /** Starts a replica on loopback {@code port} (0 for an ephemeral one). */
-  public static EmulatedReplica start(String name, String model, EngineModel engineModel, int port) {
-    EmulatedReplica r = new EmulatedReplica(name, model, engineModel, port);
-    r.server.start().join();
+  /**
+   * Starts a replica on loopback {@code port} (0 for an ephemeral one), publishing vLLM KV events on
+   * a loopback ZeroMQ endpoint of its own when {@code kvEvents} ({@link #kvEventsEndpoint()}).
+   */
+  public static EmulatedReplica start(String name, String model, EngineModel engineModel, int port,
+      boolean kvEvents) {
+    EmulatedReplica r = new EmulatedReplica(name, model, engineModel, port, kvEvents);
+    try {
+      r.server.start().join();
+    } catch (RuntimeException e) {
+      r.engine.close();
+      if (r.kvEvents != null) {
+        r.kvEvents.close();
+      }
+      throw e;
+    }
     return r;
+  }
+
+  /** Starts a replica on loopback {@code port} (0 for an ephemeral one), without KV events. */
+  public static EmulatedReplica start(String name, String model, EngineModel engineModel, int port) {
+    return start(name, model, engineModel, port, false);
+  }
+
+  /**
+   * The ZeroMQ endpoint of the replica's KV-event stream ({@code tcp://127.0.0.1:PORT}, vLLM's wire
+   * format), when it was started with KV events.
+   */
+  public Optional<String> kvEventsEndpoint() {
+    return kvEvents == null ? Optional.empty() : Optional.of(kvEvents.endpoint());
   }
 
   /** The replica's base URI, {@code http://127.0.0.1:PORT}. */
@@ -124,7 +155,12 @@ public final class EmulatedReplica implements AutoCloseable {
    */
   public CompletableFuture<Void> killAsync() {
     // connections first, so clients see resets rather than error replies
-    return server.stop().thenRun(engine::close);
+    return server.stop().thenRun(() -> {
+      engine.close();
+      if (kvEvents != null) {
+        kvEvents.close();
+      }
+    });
   }
 
   @Override

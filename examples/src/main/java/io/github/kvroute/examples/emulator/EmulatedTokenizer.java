@@ -15,12 +15,32 @@ import java.nio.charset.StandardCharsets;
  */
 final class EmulatedTokenizer {
   private static final HashFunction HASH = Hashing.murmur3_128(0x6b76);
+  private static final HashFunction TOKEN_HASH = Hashing.murmur3_32_fixed();
 
   private EmulatedTokenizer() {}
 
   /** Tokens in {@code text}: characters divided by {@code charsPerToken}, rounded up. */
   static int tokenCount(String text, int charsPerToken) {
     return (int) (((long) text.length() + charsPerToken - 1) / charsPerToken);
+  }
+
+  /** Vocabulary size of the emulated token ids (Llama 3's). */
+  static final int VOCABULARY = 128_256;
+
+  /**
+   * Token ids of tokens {@code [from, to)} of {@code text}: each token's characters hashed into the
+   * vocabulary, so equal text gives equal ids (what KV events carry with stored blocks).
+   */
+  static int[] tokenIds(String text, int charsPerToken, int from, int to) {
+    int[] ids = new int[to - from];
+    for (int t = from; t < to; t++) {
+      int start = Math.min(text.length(), t * charsPerToken);
+      int end = Math.min(text.length(), start + charsPerToken);
+      ids[t - from] = Math.floorMod(
+          TOKEN_HASH.hashString(text.subSequence(start, end), StandardCharsets.UTF_8).asInt(),
+          VOCABULARY);
+    }
+    return ids;
   }
 
   /** Chained hashes of the full blocks of {@code text}; a partial last block is not hashed. */

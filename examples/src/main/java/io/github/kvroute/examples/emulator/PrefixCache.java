@@ -1,6 +1,8 @@
 package io.github.kvroute.examples.emulator;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,6 +22,8 @@ final class PrefixCache {
   private final int capacityBlocks;
   /** Block hash to nothing, in access order: the eldest entry is the least recently used. */
   private final LinkedHashMap<Long, Boolean> blocks;
+  /** Hashes evicted by the last {@link #store}, at most its prompt's block count. */
+  private final List<Long> evicted = new ArrayList<>();
 
   PrefixCache(int capacityBlocks) {
     this.capacityBlocks = capacityBlocks;
@@ -28,7 +32,11 @@ final class PrefixCache {
 
       @Override
       protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-        return size() > PrefixCache.this.capacityBlocks;
+        boolean evict = size() > PrefixCache.this.capacityBlocks;
+        if (evict) {
+          evicted.add(eldest.getKey());
+        }
+        return evict;
       }
     };
   }
@@ -48,11 +56,24 @@ final class PrefixCache {
     return Math.min(hits, reusableBlocks) * blockSizeTokens;
   }
 
-  /** Registers a prefilled prompt's blocks, evicting the least recently used beyond capacity. */
-  void store(long[] hashes) {
-    for (long h : hashes) {
-      blocks.put(h, Boolean.TRUE);
+  /**
+   * Registers a prefilled prompt's blocks, evicting the least recently used beyond capacity.
+   *
+   * @param removed receives the hashes evicted to make room
+   * @return the index of the first block that was not cached before ({@code hashes.length} if all
+   *     were): the blocks from there on are newly stored
+   */
+  int store(long[] hashes, List<Long> removed) {
+    evicted.clear();
+    int firstNew = hashes.length;
+    for (int i = 0; i < hashes.length; i++) {
+      if (blocks.put(hashes[i], Boolean.TRUE) == null && firstNew == hashes.length) {
+        firstNew = i;
+      }
     }
+    removed.addAll(evicted);
+    evicted.clear();
+    return firstNew;
   }
 
   int size() {
