@@ -247,6 +247,12 @@ final class Exchange {
       if (done) {
         return;
       }
+      if (ended.get()) {
+        // the client went away and the gateway aborted the attempt: not the replica's fault
+        done = true;
+        report(decision, OutcomeStatus.CANCELLED, null, ttft);
+        return;
+      }
       OutcomeStatus status = t instanceof ResponseTimeoutException
           ? OutcomeStatus.TIMEOUT : OutcomeStatus.CONNECTION_FAILED;
       fail(status, t.getClass().getSimpleName() + ": " + t.getMessage());

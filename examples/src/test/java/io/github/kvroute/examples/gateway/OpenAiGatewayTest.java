@@ -80,6 +80,38 @@ class OpenAiGatewayTest {
   }
 
   @Test
+  void clientsHangingUpMidStreamAreCancellationsNotReplicaFailures() throws Exception {
+    try (GatewayDemo one = GatewayDemo.emulated(1, "m", EngineModel.scaledDown(),
+        Router.newBuilder(), 0)) {
+      // more hang-ups than the breaker's five consecutive failures
+      for (int i = 0; i < 7; i++) {
+        HttpRequest request = HttpRequest.newBuilder(one.gateway().uri().resolve("/v1/completions"))
+            .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,"
+                + "\"max_tokens\":100000,\"prompt\":\"tell me a long story " + i + "\"}"))
+            .build();
+        HttpResponse<java.io.InputStream> r =
+            HTTP.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        try (java.io.InputStream body = r.body()) {
+          assertThat(r.statusCode()).isEqualTo(200);
+          assertThat(body.read()).isEqualTo('d'); // "data: ...": the stream is under way
+        }
+        int hungUp = i + 1;
+        awaitTrue(() -> one.gateway().stats().cancelled() == hungUp);
+      }
+      // every attempt was reported cancelled, so the replica's breaker stays closed
+      awaitTrue(() -> one.router().stats().inFlight() == 0);
+      HttpResponse<String> after = HTTP.send(HttpRequest.newBuilder(
+              one.gateway().uri().resolve("/v1/completions"))
+          .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"prompt\":\"hi\"}"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(after.statusCode()).as(after.body()).isEqualTo(200);
+      assertThat(one.gateway().stats().cancelled()).isEqualTo(7);
+    }
+  }
+
+  @Test
   void builderRefusesAGatewayWithoutReplicas() {
     assertThatThrownBy(() -> OpenAiGateway.newBuilder().router(demo.router())
         .telemetry(new VllmMetricsPoller(demo.router(), java.util.Map.of(), "m",
@@ -89,6 +121,15 @@ class OpenAiGatewayTest {
     assertThatThrownBy(() -> OpenAiGateway.newBuilder().maxAttempts(0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxAttempts: 0 (expected: 1 to 10)");
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition met within 30 s").isLessThan(deadline);
+      Thread.sleep(5);
+    }
   }
 
   private static HttpResponse<String> post(String path, String body) throws Exception {
