@@ -1,6 +1,8 @@
 package io.github.kvroute.examples;
 
 import io.github.kvroute.core.Router;
+import io.github.kvroute.examples.emulator.EmulatedFleet;
+import io.github.kvroute.examples.emulator.EmulatedReplica;
 import io.github.kvroute.examples.emulator.EngineModel;
 import io.github.kvroute.examples.gateway.GatewayDemo;
 import io.github.kvroute.examples.gateway.GatewayStats;
@@ -39,6 +41,10 @@ final class GatewayCommand implements Callable<Integer> {
       description = "Routing policy (default: ${DEFAULT-VALUE}; see `kvroute-sim policies`).")
   String policy;
 
+  @Option(names = "--kv-events",
+      description = "Emulated replicas also publish vLLM's KV-event stream (ZeroMQ); prints each endpoint.")
+  boolean kvEvents;
+
   @Override
   public Integer call() throws InterruptedException {
     if ((emulate == null) == replicas.isEmpty()) {
@@ -50,9 +56,13 @@ final class GatewayCommand implements Callable<Integer> {
     if (port < 0 || port > 65_535) {
       throw new UserError("--port: " + port + " (expected: 0 to 65535)");
     }
+    if (kvEvents && emulate == null) {
+      throw new UserError("--kv-events: only with --emulate (expected: emulated replicas to publish)");
+    }
     Router.Builder router = Router.newBuilder().policy(policy);
     GatewayDemo demo = emulate != null
-        ? GatewayDemo.emulated(emulate, model, EngineModel.scaledDown(), router, port)
+        ? GatewayDemo.around(EmulatedFleet.start(emulate, model, EngineModel.scaledDown(), kvEvents),
+            router, port, GatewayDemo.DEFAULT_SCRAPE_INTERVAL)
         : GatewayDemo.external(parseReplicas(), model, router, port);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -66,6 +76,13 @@ final class GatewayCommand implements Callable<Integer> {
     URI uri = demo.gateway().uri();
     System.out.println("kvroute gateway on " + uri + "/v1 (policy " + demo.router().policyName()
         + ", " + (emulate != null ? emulate : replicas.size()) + " replicas of " + model + "); Ctrl-C stops it");
+    if (demo.fleet() != null) {
+      for (int i = 0; i < demo.fleet().size(); i++) {
+        EmulatedReplica r = demo.fleet().replica(i);
+        System.out.println("  " + EmulatedFleet.name(i) + " " + r.uri()
+            + r.kvEventsEndpoint().map(e -> " (KV events " + e + ")").orElse(""));
+      }
+    }
     System.out.println("  curl -s " + uri + "/v1/chat/completions -H 'Content-Type: application/json'"
         + " -d '{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],"
         + "\"max_tokens\":8}'");

@@ -15,6 +15,8 @@ import java.time.Duration;
  * keeps a real GPU's ratio of prefill throughput to decode step time (about 10,000 prompt tokens per
  * second against a 25 ms step) at 1 ms per 1,000 prompt tokens.
  *
+ * <p>Immutable and thread-safe.
+ *
  * @param blockSizeTokens tokens per KV block (vLLM's default is 16)
  * @param kvCacheBlocks blocks in the cache ({@code num_gpu_blocks})
  * @param charsPerToken characters the emulated tokenizer puts in one token
@@ -23,8 +25,6 @@ import java.time.Duration;
  * @param maxRunning sequences in the running batch ({@code max_num_seqs})
  * @param maxWaiting requests queued behind the batch; more are refused with 503 (the bound on the
  *     emulator's queue; vLLM itself queues without bound)
- *
- * <p>Immutable and thread-safe.
  */
 public record EngineModel(int blockSizeTokens, int kvCacheBlocks, int charsPerToken,
     long prefillNanosPerToken, long decodeStepNanos, int maxRunning, int maxWaiting) {

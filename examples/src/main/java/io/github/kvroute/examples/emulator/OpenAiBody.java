@@ -7,13 +7,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  * the chat {@code messages} rendered through a ChatML-style template), the token limit and the
  * streaming options.
  *
+ * <p>Immutable and thread-safe.
+ *
  * @param prompt the text the engine prefills
  * @param maxTokens {@code max_tokens} (or {@code max_completion_tokens}); 16 when absent, vLLM's
  *     default for completions
  * @param stream {@code stream}
  * @param includeUsage {@code stream_options.include_usage}
- *
- * <p>Immutable and thread-safe.
  */
 record OpenAiBody(String model, String prompt, int maxTokens, boolean stream, boolean includeUsage) {
   static final int DEFAULT_MAX_TOKENS = 16;

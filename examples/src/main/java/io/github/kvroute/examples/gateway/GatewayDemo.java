@@ -53,7 +53,16 @@ public final class GatewayDemo implements AutoCloseable {
   /** As {@link #emulated(int, String, EngineModel, Router.Builder, int)}, scraping every {@code scrape}. */
   public static GatewayDemo emulated(int replicas, String model, EngineModel engine,
       Router.Builder router, int port, Duration scrape) {
-    EmulatedFleet fleet = EmulatedFleet.start(replicas, model, engine);
+    return around(EmulatedFleet.start(replicas, model, engine), router, port, scrape);
+  }
+
+  /**
+   * A gateway on {@code port} in front of a started {@code fleet}, which the demo then owns (stops on
+   * close, or at once if the gateway fails to start).
+   */
+  public static GatewayDemo around(EmulatedFleet fleet, Router.Builder router, int port,
+      Duration scrape) {
+    String model = fleet.replica(0).model();
     Map<String, URI> uris = new LinkedHashMap<>();
     for (int i = 0; i < fleet.size(); i++) {
       uris.put(EmulatedFleet.name(i), fleet.replica(i).uri());

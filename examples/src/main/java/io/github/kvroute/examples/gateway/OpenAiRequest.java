@@ -11,11 +11,11 @@ import io.github.kvroute.api.Priority;
  * whether it streams, and the priority ({@code service_tier}: {@code flex} is
  * {@link Priority#BATCH}, {@code priority} is {@link Priority#INTERACTIVE}, anything else standard).
  *
+ * <p>Immutable once parsed; the body node must not be changed after. Thread-safe.
+ *
  * @param body the request body, forwarded as it came (streaming adds {@code include_usage})
  * @param maxTokens {@code max_completion_tokens} or {@code max_tokens}, else 16
  * @param includeUsage whether the client asked for the usage chunk of a stream
- *
- * <p>Immutable once parsed; the body node must not be changed after. Thread-safe.
  */
 record OpenAiRequest(ObjectNode body, boolean chat, String model, String promptText,
     int maxTokens, boolean stream, boolean includeUsage, Priority priority) {
