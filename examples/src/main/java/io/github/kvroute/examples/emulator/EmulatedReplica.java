@@ -52,6 +52,8 @@ public final class EmulatedReplica implements AutoCloseable {
   private final EmulatedEngine engine;
   private final Server server;
   private final double startTimeSeconds;
+  /** While set, every HTTP request is left unanswered (see {@link #partition()}). */
+  private volatile boolean partitioned;
 
   private EmulatedReplica(String name, String model, EngineModel engineModel, int port,
       boolean kvEvents) {
@@ -63,6 +65,8 @@ public final class EmulatedReplica implements AutoCloseable {
         .http(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
         .requestTimeout(Duration.ZERO) // streams last as long as generation does
         .gracefulShutdownTimeout(Duration.ZERO, Duration.ZERO)
+        .decorator((delegate, ctx, req) -> partitioned
+            ? HttpResponse.of(new CompletableFuture<HttpResponse>()) : delegate.serve(ctx, req))
         .service("/v1/completions", (ctx, req) -> HttpResponse.of(
             req.aggregate().thenApply(agg -> complete(agg, false))))
         .service("/v1/chat/completions", (ctx, req) -> HttpResponse.of(
@@ -136,6 +140,16 @@ public final class EmulatedReplica implements AutoCloseable {
   /** Stalls the engine (a hung GPU): requests are accepted and queue, none progresses. */
   public void pause() {
     engine.pause();
+  }
+
+  /**
+   * Cuts the replica off without closing anything (a network partition, a wedged process): the
+   * engine stalls and every HTTP request, {@code /metrics} included, is accepted and never answered.
+   * Only a client's timeout, or the router orphaning the attempt, ends what it sent here.
+   */
+  public void partition() {
+    engine.pause();
+    partitioned = true;
   }
 
   /** Ends a {@link #pause()}. */

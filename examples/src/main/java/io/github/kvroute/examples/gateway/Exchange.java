@@ -23,6 +23,7 @@ import io.github.kvroute.api.OutcomeStatus;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RejectReason;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.RoutingDecision;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +50,10 @@ final class Exchange {
   private final byte[] upstreamBody;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile HttpResponse upstream;
+  /** Set when the router orphaned the attempt in flight, before its upstream call is aborted. */
+  private volatile boolean orphaned;
+  /** The attempt in flight; orphaning an older one changes nothing. */
+  private volatile RequestRef current;
   private Request request;
 
   Exchange(OpenAiGateway gateway, ServiceRequestContext ctx, OpenAiRequest body, String id,
@@ -105,9 +110,27 @@ final class Exchange {
     RequestHeaders headers = RequestHeaders.builder(HttpMethod.POST,
             body.chat() ? "/v1/chat/completions" : "/v1/completions")
         .contentType(MediaType.JSON_UTF_8).build();
+    // registered before the call, so an orphaning that comes at once is not missed
+    RequestRef ref = new RequestRef(request.id(), request.attempt());
+    orphaned = false;
+    upstream = null;
+    current = ref;
+    gateway.attempts().add(ref, () -> {
+      if (current != ref) {
+        return; // a late call for an attempt that already ended
+      }
+      orphaned = true;
+      HttpResponse u = upstream;
+      if (u != null) {
+        u.abort();
+      }
+    });
     HttpResponse response = client.execute(HttpRequest.of(headers, HttpData.wrap(upstreamBody)));
     upstream = response;
-    response.subscribe(new Attempt(d, System.nanoTime()), ctx.eventLoop());
+    if (orphaned) {
+      response.abort();
+    }
+    response.subscribe(new Attempt(d, ref, System.nanoTime()), ctx.eventLoop());
   }
 
   private void reject(RoutingDecision d) {
@@ -120,6 +143,15 @@ final class Exchange {
   /** Reports the attempt and, if it may, routes the next one; else answers the client. */
   private void retryOrFail(RoutingDecision d, OutcomeStatus status, String why) {
     report(d, status, null, null);
+    if (status == OutcomeStatus.CONNECTION_FAILED || status == OutcomeStatus.TIMEOUT) {
+      gateway.telemetry().refresh(d.replicaId()).whenComplete((v, e) -> retry(why));
+    } else {
+      retry(why);
+    }
+  }
+
+  /** Routes the next attempt if one is left; else answers the client. */
+  private void retry(String why) {
     if (request.attempt() >= gateway.maxAttempts() || ended.get()) {
       end(() -> replyError(out, HttpStatus.BAD_GATEWAY, "gave up after " + request.attempt()
           + " attempts; last: " + why, null), "failed");
@@ -127,11 +159,7 @@ final class Exchange {
     }
     request = request.nextAttempt();
     gateway.counters.retries.increment();
-    if (status == OutcomeStatus.CONNECTION_FAILED || status == OutcomeStatus.TIMEOUT) {
-      gateway.telemetry().refresh(d.replicaId()).whenComplete((v, e) -> attempt());
-    } else {
-      attempt();
-    }
+    attempt();
   }
 
   private void report(RoutingDecision d, OutcomeStatus status, JsonNode usage, Duration ttft) {
@@ -198,6 +226,7 @@ final class Exchange {
    */
   private final class Attempt implements Subscriber<HttpObject> {
     private final RoutingDecision decision;
+    private final RequestRef ref;
     private final long sentNanos;
     private final StringBuilder buffer = new StringBuilder();
     private Subscription subscription;
@@ -207,8 +236,9 @@ final class Exchange {
     private JsonNode usage;
     private boolean done;
 
-    Attempt(RoutingDecision decision, long sentNanos) {
+    Attempt(RoutingDecision decision, RequestRef ref, long sentNanos) {
       this.decision = decision;
+      this.ref = ref;
       this.sentNanos = sentNanos;
     }
 
@@ -249,8 +279,14 @@ final class Exchange {
       }
       if (ended.get()) {
         // the client went away and the gateway aborted the attempt: not the replica's fault
-        done = true;
+        finish();
         report(decision, OutcomeStatus.CANCELLED, null, ttft);
+        return;
+      }
+      if (orphaned && !committed) {
+        // the router already closed this attempt and told us to retry it
+        finish();
+        retry("replica " + decision.replicaId() + " stopped");
         return;
       }
       OutcomeStatus status = t instanceof ResponseTimeoutException
@@ -263,7 +299,7 @@ final class Exchange {
       if (done) {
         return;
       }
-      done = true;
+      finish();
       HttpStatus status = headers == null ? HttpStatus.BAD_GATEWAY : headers.status();
       if (!status.isSuccess()) {
         if (status.code() == 429 || status.code() == 503) {
@@ -304,8 +340,14 @@ final class Exchange {
       }, "completed");
     }
 
-    private void fail(OutcomeStatus status, String why) {
+    /** This attempt has ended: the router can no longer orphan it through the gateway. */
+    private void finish() {
       done = true;
+      gateway.attempts().remove(ref);
+    }
+
+    private void fail(OutcomeStatus status, String why) {
+      finish();
       if (subscription != null) {
         subscription.cancel();
       }

@@ -16,7 +16,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A running gateway demo: an {@link OpenAiGateway} with its router and {@link VllmMetricsPoller}, in
- * front of either an {@link EmulatedFleet} it started or replicas given by URI.
+ * front of either an {@link EmulatedFleet} it started or replicas given by URI. The router is built
+ * from the given builder with an {@link InFlightAttempts} as its listener (so the builder must have
+ * none of its own).
  *
  * <pre>{@code
  * try (GatewayDemo demo = GatewayDemo.emulated(4, "demo-model", EngineModel.scaledDown(),
@@ -85,9 +87,11 @@ public final class GatewayDemo implements AutoCloseable {
       Router.Builder routerBuilder, int port, Duration scrape) {
     checkNotNull(routerBuilder, "router: null (expected: a Router.Builder)");
     checkArgument(!replicas.isEmpty(), "replicas: none (expected: at least one)");
-    Router router = routerBuilder.build();
+    InFlightAttempts attempts = new InFlightAttempts();
+    Router router = routerBuilder.listener(attempts).build();
     VllmMetricsPoller poller = new VllmMetricsPoller(router, replicas, model, scrape);
-    OpenAiGateway.Builder b = OpenAiGateway.newBuilder().router(router).telemetry(poller).port(port);
+    OpenAiGateway.Builder b = OpenAiGateway.newBuilder().router(router).telemetry(poller)
+        .attempts(attempts).port(port);
     replicas.forEach(b::replica);
     OpenAiGateway gateway = b.build();
     try {

@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.LongAdder;
  * reset, timeout, a 5xx, or the replica's own 429/503) is reported as failed and the request is routed
  * again as {@code request.nextAttempt()}, up to {@code maxAttempts}; after a connection failure the
  * replica's telemetry is refreshed first, so the router already knows the replica is gone and places
- * the retry elsewhere. A stream is committed to its replica once its first token is forwarded: a
+ * the retry elsewhere. An attempt the router orphans (its replica reported stopped or restarted, see
+ * {@link InFlightAttempts}) is abandoned and retried the same way. A stream is committed to its replica once its first token is forwarded: a
  * failure after that ends the client's stream with an error event (the tokens sent cannot be taken
  * back), and counts as failed.
  *
@@ -57,6 +58,7 @@ public final class OpenAiGateway implements AutoCloseable {
 
   private final Router router;
   private final ReplicaTelemetry telemetry;
+  private final InFlightAttempts attempts;
   private final ImmutableMap<String, WebClient> clients;
   private final int maxAttempts;
   private final Server server;
@@ -66,6 +68,7 @@ public final class OpenAiGateway implements AutoCloseable {
   private OpenAiGateway(Builder b) {
     this.router = b.router;
     this.telemetry = b.telemetry;
+    this.attempts = b.attempts;
     this.maxAttempts = b.maxAttempts;
     ImmutableMap.Builder<String, WebClient> clients = ImmutableMap.builder();
     b.replicas.forEach((id, uri) -> clients.put(id, WebClient.builder(uri)
@@ -144,6 +147,10 @@ public final class OpenAiGateway implements AutoCloseable {
     return telemetry;
   }
 
+  InFlightAttempts attempts() {
+    return attempts;
+  }
+
   WebClient client(String replicaId) {
     return clients.get(replicaId);
   }
@@ -167,6 +174,7 @@ public final class OpenAiGateway implements AutoCloseable {
   public static final class Builder {
     private Router router;
     private ReplicaTelemetry telemetry;
+    private InFlightAttempts attempts = new InFlightAttempts();
     private final Map<String, URI> replicas = new LinkedHashMap<>();
     private int port;
     private int maxAttempts = 3;
@@ -183,6 +191,16 @@ public final class OpenAiGateway implements AutoCloseable {
     /** Required: what keeps the router informed about the replicas. */
     public Builder telemetry(ReplicaTelemetry telemetry) {
       this.telemetry = checkNotNull(telemetry, "telemetry: null (expected: non-null)");
+      return this;
+    }
+
+    /**
+     * Where the gateway records its attempts in flight; give the same instance to the router as its
+     * listener, so that attempts the router orphans are retried. Default: a private one, which the
+     * router never calls (attempts are then retried only on errors).
+     */
+    public Builder attempts(InFlightAttempts attempts) {
+      this.attempts = checkNotNull(attempts, "attempts: null (expected: non-null)");
       return this;
     }
 

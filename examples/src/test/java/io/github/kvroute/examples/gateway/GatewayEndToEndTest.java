@@ -93,6 +93,41 @@ class GatewayEndToEndTest {
   }
 
   @Test
+  void aReplicaThatStopsAnsweringHasItsAttemptsOrphanedAndRetried() throws Exception {
+    try (GatewayDemo demo = demo("hybrid-cost", null)) {
+      OpenAIClient client = client(demo);
+      EmulatedReplica victim = demo.fleet().replica(2);
+      ExecutorService pool = Executors.newFixedThreadPool(12);
+      List<Future<ChatCompletion>> futures = new ArrayList<>();
+      Random random = new Random(9);
+      for (int i = 0; i < 80; i++) {
+        ChatCompletionCreateParams params = chat(random.nextInt(GROUPS), i).build();
+        futures.add(pool.submit(() -> client.chat().completions().create(params)));
+      }
+      // no connection breaks: only the failing scrape tells the router, which orphans the attempts
+      awaitTrue(() -> demo.gateway().stats().completed() >= 20);
+      victim.pause();
+      awaitTrue(() -> victim.inFlightRequests() >= 1 || demo.gateway().stats().completed() >= 80);
+      int stuck = victim.inFlightRequests();
+      victim.partition();
+
+      for (Future<ChatCompletion> f : futures) {
+        assertThat(f.get(BOUND.toSeconds(), TimeUnit.SECONDS).choices()).hasSize(1);
+      }
+      pool.shutdown();
+      GatewayStats stats = demo.gateway().stats();
+      System.out.printf("partition: %d requests, %d completed, %d stuck on the cut-off replica,"
+          + " %d retries, %d failed%n", stats.requests(), stats.completed(), stuck, stats.retries(),
+          stats.failed());
+      assertThat(stuck).isPositive();
+      assertThat(stats.completed()).isEqualTo(80);
+      assertThat(stats.failed()).isZero();
+      assertThat(stats.retries()).isGreaterThanOrEqualTo(stuck);
+      assertThat(demo.router().stats().orphaned()).isGreaterThanOrEqualTo(stuck);
+    }
+  }
+
+  @Test
   void overloadIsAnswered429WithRetryAfter() throws Exception {
     Router.Builder router = Router.newBuilder().policy("hybrid-cost").seed(3)
         .admission(GatewayDemo.admission(Duration.ofMillis(50)));
