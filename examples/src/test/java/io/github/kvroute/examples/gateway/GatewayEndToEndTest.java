@@ -53,8 +53,9 @@ class GatewayEndToEndTest {
         kvroute.requests, kvroute.ratio(), roundRobin.ratio());
     assertThat(kvroute.requests).isEqualTo(240);
     assertThat(roundRobin.requests).isEqualTo(240);
-    assertThat(kvroute.ratio()).isGreaterThan(0.6);
-    assertThat(kvroute.ratio()).isGreaterThan(roundRobin.ratio() + 0.25);
+    // measured 0.69 to 0.80 against 0.21 to 0.26 over runs: wide margins, no timing asserted
+    assertThat(kvroute.ratio()).isGreaterThan(0.5);
+    assertThat(kvroute.ratio()).isGreaterThan(2 * roundRobin.ratio());
   }
 
   @Test
