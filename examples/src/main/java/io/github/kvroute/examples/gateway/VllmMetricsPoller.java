@@ -8,6 +8,7 @@ import io.github.kvroute.api.LatencyTotals;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.TelemetrySink;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,13 +22,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The smallest telemetry the gateway example needs: every {@code interval}, scrape each vLLM
  * replica's {@code /metrics} with the JDK's HTTP client and report a {@link ReplicaSnapshot} to the
- * router. A scrape that fails (refused, timed out, not 200) reports the replica
- * {@link ReplicaState#STOPPED} in its last known epoch, so the router stops routing there and
- * orphans what it had in flight; the next good scrape reports it READY again.
+ * router. A replica that refuses the connection is reported {@link ReplicaState#STOPPED} in its last
+ * known epoch at once (nothing listens there any more); one whose scrapes fail otherwise (time out,
+ * answer other than 200) is reported STOPPED after {@value #FAILURES_TO_STOP} failures in a row, so
+ * one slow scrape does not orphan a healthy replica's requests. The router then stops routing there
+ * and orphans what it had in flight; the next good scrape reports the replica READY again.
  *
  * <p>What it reads: {@code vllm:num_requests_waiting}, {@code vllm:num_requests_running},
  * {@code vllm:kv_cache_usage_perc} (a fraction) of {@code num_gpu_blocks} with {@code block_size} from
@@ -39,6 +43,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: thread-safe. Scrapes run on one scheduler thread and the HTTP client's threads.
  */
 public final class VllmMetricsPoller implements ReplicaTelemetry {
+  /** Failed scrapes in a row, other than a refused connection, that report a replica stopped. */
+  public static final int FAILURES_TO_STOP = 3;
+  /** How long one scrape may take. */
+  public static final Duration SCRAPE_TIMEOUT = Duration.ofSeconds(2);
+
   private final TelemetrySink sink;
   private final ImmutableMap<String, URI> replicas;
   private final String model;
@@ -47,6 +56,8 @@ public final class VllmMetricsPoller implements ReplicaTelemetry {
   private final ScheduledExecutorService scheduler;
   /** Each replica's last reported epoch; one entry per replica. */
   private final Map<String, Long> epochs = new ConcurrentHashMap<>();
+  /** Each replica's failed scrapes in a row; one entry per replica. */
+  private final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
 
   /**
    * @param replicas each replica's id and base URI (its {@code /metrics} is scraped)
@@ -62,7 +73,7 @@ public final class VllmMetricsPoller implements ReplicaTelemetry {
         "interval: %s (expected: > 0)", interval);
     this.interval = interval;
     this.http = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+        .version(HttpClient.Version.HTTP_1_1).connectTimeout(SCRAPE_TIMEOUT).build();
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "vllm-metrics-poller");
       t.setDaemon(true);
@@ -86,12 +97,14 @@ public final class VllmMetricsPoller implements ReplicaTelemetry {
       return CompletableFuture.completedFuture(null);
     }
     HttpRequest request = HttpRequest.newBuilder(base.resolve("/metrics"))
-        .timeout(Duration.ofSeconds(2)).GET().build();
+        .timeout(SCRAPE_TIMEOUT).GET().build();
     return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
         .handle((response, error) -> {
+          AtomicInteger failed = failures.computeIfAbsent(replicaId, id -> new AtomicInteger());
           if (error == null && response.statusCode() == 200) {
+            failed.set(0);
             report(replicaId, PrometheusText.parse(response.body()));
-          } else {
+          } else if (refused(error) || failed.incrementAndGet() >= FAILURES_TO_STOP) {
             reportStopped(replicaId);
           }
           return null;
@@ -101,6 +114,15 @@ public final class VllmMetricsPoller implements ReplicaTelemetry {
   @Override
   public void close() {
     scheduler.shutdownNow();
+  }
+
+  private static boolean refused(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The snapshot one scrape of {@code replicaId} gives. */

@@ -57,10 +57,28 @@ class VllmMetricsPollerTest {
   }
 
   @Test
-  void aScrapeOfAnEmulatedReplicaReportsItAndAFailedOneStopsIt() {
-    EmulatedReplica replica = EmulatedReplica.start("poller-test", "m", EngineModel.scaledDown());
+  void aReplicaThatStopsAnsweringIsStoppedAfterThreeFailedScrapesNotOne() {
+    EmulatedReplica replica = EmulatedReplica.start("poller-partition", "m", EngineModel.scaledDown());
     List<ReplicaSnapshot> seen = new CopyOnWriteArrayList<>();
-    TelemetrySink sink = new TelemetrySink() {
+    try (VllmMetricsPoller poller = new VllmMetricsPoller(recorder(seen), Map.of("r0", replica.uri()),
+        "m", Duration.ofHours(1))) {
+      poller.start();
+      replica.partition();
+      poller.refresh("r0").join();
+      poller.refresh("r0").join();
+      assertThat(seen).hasSize(1); // two timeouts: maybe a slow scrape, the replica stays
+
+      poller.refresh("r0").join();
+
+      assertThat(seen).hasSize(2);
+      assertThat(seen.get(1).state()).isEqualTo(ReplicaState.STOPPED);
+    } finally {
+      replica.kill();
+    }
+  }
+
+  private static TelemetrySink recorder(List<ReplicaSnapshot> seen) {
+    return new TelemetrySink() {
       @Override
       public UpdateResult onSnapshot(ReplicaSnapshot snapshot) {
         seen.add(snapshot);
@@ -72,6 +90,13 @@ class VllmMetricsPollerTest {
         return UpdateResult.APPLIED;
       }
     };
+  }
+
+  @Test
+  void aScrapeOfAnEmulatedReplicaReportsItAndARefusedOneStopsIt() {
+    EmulatedReplica replica = EmulatedReplica.start("poller-test", "m", EngineModel.scaledDown());
+    List<ReplicaSnapshot> seen = new CopyOnWriteArrayList<>();
+    TelemetrySink sink = recorder(seen);
     URI uri = replica.uri();
     try (VllmMetricsPoller poller =
         new VllmMetricsPoller(sink, Map.of("r0", uri), "m", Duration.ofHours(1))) {
