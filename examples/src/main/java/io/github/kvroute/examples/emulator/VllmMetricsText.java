@@ -1,5 +1,6 @@
 package io.github.kvroute.examples.emulator;
 
+import java.math.BigDecimal;
 import java.util.Locale;
 
 /**
@@ -83,8 +84,15 @@ final class VllmMetricsText {
         .append(name).append("_sum{").append(labels).append("} ").append(number(sum)).append('\n');
   }
 
-  /** Prometheus' Python client writes floats: {@code 3.0}, {@code 0.125}, {@code 1.7e+09}. */
-  private static String number(double v) {
-    return String.format(Locale.ROOT, "%s", v);
+  /**
+   * A value as vLLM's Prometheus client (Python) writes it: {@code 3.0} for whole numbers, else the
+   * shortest decimal that reads back as the value, without an exponent ({@code 0.000408879},
+   * {@code 1796115152.169}).
+   */
+  static String number(double v) {
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return new BigDecimal(Double.toString(v)).toPlainString();
   }
 }

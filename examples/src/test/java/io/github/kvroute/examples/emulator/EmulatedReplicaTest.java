@@ -101,9 +101,18 @@ class EmulatedReplicaTest {
           .contains("block_size=\"16\"").contains("num_gpu_blocks=\"8192\"")
           .contains("process_start_time_seconds ");
       assertThat(cached).isEqualTo(640);
+      assertThat(metrics.lines().filter(l -> l.matches(".*\\d[eE][+-]?\\d.*"))).isEmpty();
     } finally {
       own.kill();
     }
+  }
+
+  @Test
+  void metricValuesAreWrittenAsPythonsPrometheusClientWritesThem() {
+    assertThat(VllmMetricsText.number(3)).isEqualTo("3.0");
+    assertThat(VllmMetricsText.number(0.125)).isEqualTo("0.125");
+    assertThat(VllmMetricsText.number(4.08879E-4)).isEqualTo("0.000408879");
+    assertThat(VllmMetricsText.number(1.796115152169E9)).isEqualTo("1796115152.169");
   }
 
   @Test
