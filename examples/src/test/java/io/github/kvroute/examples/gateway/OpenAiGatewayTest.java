@@ -112,6 +112,37 @@ class OpenAiGatewayTest {
   }
 
   @Test
+  void aStreamWhoseReplicaDiesAfterItsFirstTokenEndsWithAnErrorEvent() throws Exception {
+    try (GatewayDemo one = GatewayDemo.emulated(1, "m", EngineModel.scaledDown(),
+        Router.newBuilder(), 0)) {
+      HttpRequest request = HttpRequest.newBuilder(one.gateway().uri().resolve("/v1/completions"))
+          .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,"
+              + "\"max_tokens\":100000,\"prompt\":\"a story that never ends\"}"))
+          .build();
+      HttpResponse<java.util.stream.Stream<String>> r =
+          HTTP.send(request, HttpResponse.BodyHandlers.ofLines());
+      assertThat(r.statusCode()).isEqualTo(200);
+      java.util.Iterator<String> lines = r.body().iterator();
+      assertThat(lines.next()).startsWith("data: {"); // the first token reached the client
+
+      one.fleet().replica(0).kill();
+      String last = "";
+      while (lines.hasNext()) {
+        String line = lines.next();
+        if (!line.isEmpty()) {
+          last = line;
+        }
+      }
+
+      // the tokens sent cannot be taken back: no retry, an error event, counted failed
+      assertThat(last).startsWith("data: {\"error\":").contains("failed mid-stream");
+      assertThat(one.gateway().stats().failed()).isEqualTo(1);
+      assertThat(one.gateway().stats().retries()).isZero();
+    }
+  }
+
+  @Test
   void builderRefusesAGatewayWithoutReplicas() {
     assertThatThrownBy(() -> OpenAiGateway.newBuilder().router(demo.router())
         .telemetry(new VllmMetricsPoller(demo.router(), java.util.Map.of(), "m",
