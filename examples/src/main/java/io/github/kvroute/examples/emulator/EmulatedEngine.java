@@ -232,6 +232,7 @@ final class EmulatedEngine implements AutoCloseable {
         counters.promptTokens += j.promptTokens;
         counters.ttftNanos += now - j.arrivalNanos;
         counters.queueNanos += j.scheduledNanos - j.arrivalNanos;
+        counters.prefillNanos += now - j.scheduledNanos;
         counters.firstTokens++;
       }
       int index = j.generated++;
@@ -327,6 +328,7 @@ final class EmulatedEngine implements AutoCloseable {
     long firstTokens;
     long ttftNanos;
     long queueNanos;
+    long prefillNanos;
 
     EngineCounters copy() {
       EngineCounters c = new EngineCounters();
@@ -338,6 +340,7 @@ final class EmulatedEngine implements AutoCloseable {
       c.firstTokens = firstTokens;
       c.ttftNanos = ttftNanos;
       c.queueNanos = queueNanos;
+      c.prefillNanos = prefillNanos;
       return c;
     }
   }

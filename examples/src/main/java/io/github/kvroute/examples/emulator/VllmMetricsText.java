@@ -10,8 +10,9 @@ import java.util.Locale;
  * {@code vllm:prompt_tokens_total}, {@code vllm:generation_tokens_total},
  * {@code vllm:prefix_cache_queries_total}, {@code vllm:prefix_cache_hits_total} (in tokens),
  * {@code vllm:num_preemptions_total}, {@code vllm:request_success_total}; the histograms'
- * {@code _sum} and {@code _count} of {@code vllm:time_to_first_token_seconds} and
- * {@code vllm:request_queue_time_seconds} (with only the {@code +Inf} bucket); the info gauge
+ * {@code _sum} and {@code _count} of {@code vllm:time_to_first_token_seconds},
+ * {@code vllm:request_queue_time_seconds} and {@code vllm:request_prefill_time_seconds} (with only the
+ * {@code +Inf} bucket); the info gauge
  * {@code vllm:cache_config_info} carrying {@code block_size} and {@code num_gpu_blocks}; and
  * {@code process_start_time_seconds}, which tells a restarted process from the one before.
  *
@@ -46,6 +47,9 @@ final class VllmMetricsText {
         model, c.ttftNanos / 1e9, c.firstTokens);
     histogram(out, "vllm:request_queue_time_seconds",
         "Histogram of time spent in WAITING phase for request.", model, c.queueNanos / 1e9,
+        c.firstTokens);
+    histogram(out, "vllm:request_prefill_time_seconds",
+        "Histogram of time spent in PREFILL phase for request.", model, c.prefillNanos / 1e9,
         c.firstTokens);
     out.append("# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n")
         .append("# TYPE vllm:cache_config_info gauge\n")

@@ -35,8 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>What it reads: {@code vllm:num_requests_waiting}, {@code vllm:num_requests_running},
  * {@code vllm:kv_cache_usage_perc} (a fraction) of {@code num_gpu_blocks} with {@code block_size} from
- * {@code vllm:cache_config_info}, the prompt, generation and prefix-cache counters, TTFT and queue-time
- * sums, and {@code process_start_time_seconds} as the epoch (in milliseconds), so a restarted
+ * {@code vllm:cache_config_info}, the prompt, generation, prefix-cache and preemption counters, the
+ * TTFT, queue-time and prefill-time sums (the fields the simulator's {@code vllm} profile feeds), and {@code process_start_time_seconds} as the epoch (in milliseconds), so a restarted
  * process is a new epoch. A full adapter (SGLang names, per-replica schedules, rates) belongs in a
  * telemetry module; this one is kept to what the demo and its test use.
  *
@@ -151,6 +151,8 @@ public final class VllmMetricsPoller implements ReplicaTelemetry {
     }
     totals(m, "vllm:time_to_first_token_seconds").ifPresent(b::timeToFirstToken);
     totals(m, "vllm:request_queue_time_seconds").ifPresent(b::queueTime);
+    totals(m, "vllm:request_prefill_time_seconds").ifPresent(b::prefillTime);
+    m.value("vllm:num_preemptions_total").ifPresent(v -> b.preemptionsTotal((long) v));
     return b.build();
   }
 

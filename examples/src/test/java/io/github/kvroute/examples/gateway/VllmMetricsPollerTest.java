@@ -31,6 +31,9 @@ class VllmMetricsPollerTest {
       vllm:generation_tokens_total{engine="0",model_name="m"} 96.0
       vllm:time_to_first_token_seconds_sum{engine="0",model_name="m"} 0.5
       vllm:time_to_first_token_seconds_count{engine="0",model_name="m"} 4.0
+      vllm:request_prefill_time_seconds_sum{engine="0",model_name="m"} 0.25
+      vllm:request_prefill_time_seconds_count{engine="0",model_name="m"} 4.0
+      vllm:num_preemptions_total{engine="0",model_name="m"} 1.0
       vllm:cache_config_info{block_size="16",cache_dtype="auto",num_gpu_blocks="8192"} 1.0
       vllm:generation_tokens_total{engine="0" 12.0
       vllm:num_requests_waiting{engine="1",model_name="m"} not-a-number
@@ -54,6 +57,9 @@ class VllmMetricsPollerTest {
     assertThat(s.promptTokensTotal()).hasValue(1200);
     assertThat(s.generationTokensTotal()).hasValue(96);
     assertThat(s.timeToFirstToken()).contains(new LatencyTotals(0.5, 4));
+    assertThat(s.prefillTime()).contains(new LatencyTotals(0.25, 4));
+    assertThat(s.preemptionsTotal()).hasValue(1);
+    assertThat(s.queueTime()).isEmpty(); // not in the text: absent, never zero
   }
 
   @Test
