@@ -17,11 +17,11 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Design notes</h2>
  * One scheduler thread runs steps, as vLLM's engine core does. A step admits waiting requests into
- * the running batch (up to {@code maxRunning}, and only while their blocks fit the cache), looks up
- * each newly admitted prompt's leading cached blocks, then sleeps for the step's work: prefill of the
- * new prompts' uncached tokens plus one decode step when the batch holds any sequence. After the
- * step, each newly admitted sequence has its first token and its prompt's blocks join the prefix cache;
- * every other running sequence has one more token. Sequences that reach their token limit leave the
+ * the running batch, first come first served (up to {@code maxRunning}, and only while their blocks
+ * fit the cache: {@link KvBlocks} reuses each prompt's leading cached blocks and evicts others to make
+ * room), then sleeps for the step's work: prefill of the new prompts' uncached tokens plus one decode
+ * step when the batch holds any sequence. After the step, each newly admitted sequence has its first
+ * token and its prompt's blocks are cached; every other running sequence has one more token. Sequences that reach their token limit leave the
  * batch. Output is handed to each request's {@link TokenSink} outside the lock.
  *
  * <p>Counters follow vLLM's metrics: prompt tokens are counted at the first token, prefix-cache queries
@@ -42,7 +42,7 @@ final class EmulatedEngine implements AutoCloseable {
   @GuardedBy("lock")
   private final List<Job> running = new ArrayList<>();
   @GuardedBy("lock")
-  private final PrefixCache cache;
+  private final KvBlocks kv;
   @GuardedBy("lock")
   private final EngineCounters counters = new EngineCounters();
   @GuardedBy("lock")
@@ -54,7 +54,7 @@ final class EmulatedEngine implements AutoCloseable {
   EmulatedEngine(EngineModel model, String name, KvEventPublisher kvEvents) {
     this.model = model;
     this.kvEvents = kvEvents;
-    this.cache = new PrefixCache(model.kvCacheBlocks());
+    this.kv = new KvBlocks(model.kvCacheBlocks(), model.blockSizeTokens());
     this.scheduler = new Thread(this::run, name + "-scheduler");
     this.scheduler.setDaemon(true);
     this.scheduler.start();
@@ -123,12 +123,8 @@ final class EmulatedEngine implements AutoCloseable {
   /** The engine's state now, for {@code /metrics}. */
   MetricsReading read() {
     synchronized (lock) {
-      int usedBlocks = 0;
-      for (Job j : running) {
-        usedBlocks += j.blocks;
-      }
       return new MetricsReading(running.size(), waiting.size(),
-          (double) usedBlocks / model.kvCacheBlocks(), counters.copy());
+          (double) kv.usedBlocks() / model.kvCacheBlocks(), counters.copy());
     }
   }
 
@@ -145,7 +141,7 @@ final class EmulatedEngine implements AutoCloseable {
       dropped.addAll(waiting);
       running.clear();
       waiting.clear();
-      cache.clear();
+      kv.clear();
       lock.notifyAll();
     }
     scheduler.interrupt();
@@ -172,7 +168,7 @@ final class EmulatedEngine implements AutoCloseable {
         if (closed) {
           return;
         }
-        stepNanos = planStep(System.nanoTime());
+        stepNanos = planStep(System.nanoTime(), events);
       }
       sleep(stepNanos);
       synchronized (lock) {
@@ -192,25 +188,30 @@ final class EmulatedEngine implements AutoCloseable {
     }
   }
 
-  /** Admits what fits and returns the step's duration. */
+  /** Admits what fits (saying what it evicted) and returns the step's duration. */
   @GuardedBy("lock")
-  private long planStep(long now) {
-    int usedBlocks = 0;
-    for (Job j : running) {
-      usedBlocks += j.blocks;
-    }
+  private long planStep(long now, List<KvEventPublisher.Event> events) {
     long prefillTokens = 0;
-    while (!waiting.isEmpty() && running.size() < model.maxRunning()
-        && usedBlocks + waiting.peek().blocks <= model.kvCacheBlocks()) {
-      Job j = waiting.poll();
-      int hits = cache.leadingHits(j.hashes);
-      j.cachedTokens = PrefixCache.cachedTokens(hits, j.promptTokens, model.blockSizeTokens());
+    List<Long> evicted = new ArrayList<>();
+    while (!waiting.isEmpty() && running.size() < model.maxRunning()) {
+      Job j = waiting.peek();
+      int reused = kv.admit(j.hashes, j.promptTokens, j.blocks, evicted);
+      if (reused < 0) {
+        break; // first come, first served: the head waits for blocks to be freed
+      }
+      waiting.poll();
+      if (!evicted.isEmpty() && kvEvents != null) {
+        events.add(KvEventPublisher.Event.removed(KvBlocks.toArray(evicted)));
+      }
+      evicted.clear();
+      j.pinnedBlocks = reused;
+      j.privateBlocks = j.blocks - reused;
+      j.cachedTokens = reused * model.blockSizeTokens();
       j.prefilling = true;
       j.scheduledNanos = now;
       counters.prefixCacheQueries += j.promptTokens;
       counters.prefixCacheHits += j.cachedTokens;
       prefillTokens += j.promptTokens - j.cachedTokens;
-      usedBlocks += j.blocks;
       running.add(j);
     }
     return prefillTokens * model.prefillNanosPerToken()
@@ -224,6 +225,7 @@ final class EmulatedEngine implements AutoCloseable {
       Job j = it.next();
       if (j.cancelled) {
         it.remove();
+        kv.release(j.hashes, j.pinnedBlocks, j.privateBlocks);
         continue;
       }
       if (j.prefilling) {
@@ -242,6 +244,7 @@ final class EmulatedEngine implements AutoCloseable {
       output.add(() -> sink.token(index, text));
       if (j.generated == j.maxTokens) {
         it.remove();
+        kv.release(j.hashes, j.pinnedBlocks, j.privateBlocks);
         counters.finished++;
         TokenSink.Usage usage = new TokenSink.Usage(j.promptTokens, j.cachedTokens, j.generated);
         output.add(() -> sink.finished(usage));
@@ -249,18 +252,13 @@ final class EmulatedEngine implements AutoCloseable {
     }
   }
 
-  /** Adds {@code j}'s prompt blocks to the cache and, with KV events on, says what changed. */
+  /** Caches {@code j}'s prefilled prompt blocks and, with KV events on, says which are new. */
   @GuardedBy("lock")
   private void store(Job j, List<KvEventPublisher.Event> events) {
-    List<Long> removed = new ArrayList<>();
-    int firstNew = cache.store(j.hashes, removed);
-    if (kvEvents == null) {
-      return;
-    }
-    if (!removed.isEmpty()) {
-      events.add(KvEventPublisher.Event.removed(removed.stream().mapToLong(Long::longValue).toArray()));
-    }
-    if (firstNew < j.hashes.length) {
+    int firstNew = kv.register(j.hashes, j.pinnedBlocks);
+    j.privateBlocks -= j.hashes.length - j.pinnedBlocks;
+    j.pinnedBlocks = j.hashes.length;
+    if (kvEvents != null && firstNew < j.hashes.length) {
       int block = model.blockSizeTokens();
       events.add(KvEventPublisher.Event.stored(
           Arrays.copyOfRange(j.hashes, firstNew, j.hashes.length),
@@ -302,6 +300,10 @@ final class EmulatedEngine implements AutoCloseable {
     final long arrivalNanos;
     long scheduledNanos;
     int cachedTokens;
+    /** Leading prompt blocks this sequence pins in the cache. */
+    int pinnedBlocks;
+    /** Blocks private to this sequence. */
+    int privateBlocks;
     int generated;
     boolean prefilling;
     boolean cancelled;
@@ -348,7 +350,8 @@ final class EmulatedEngine implements AutoCloseable {
   /**
    * One reading of the engine for {@code /metrics}.
    *
-   * @param kvUsage fraction of KV blocks held by running sequences ({@code vllm:kv_cache_usage_perc})
+   * @param kvUsage fraction of KV blocks held by running sequences ({@code vllm:kv_cache_usage_perc}):
+   *     evictable cached blocks count as free
    */
   record MetricsReading(int running, int waiting, double kvUsage, EngineCounters counters) {}
 }

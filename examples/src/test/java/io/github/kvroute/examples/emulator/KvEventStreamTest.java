@@ -29,7 +29,8 @@ class KvEventStreamTest {
 
   @Test
   void storedBlocksChainOnTheirParentAndEvictionsAreRemoved() throws Exception {
-    // 45 blocks of cache: the second 40-block prompt evicts most of the first's blocks
+    // 45 blocks: a 640-token prompt and its output token take 41, so the second prompt's 21 new
+    // blocks evict what the probes left and the tail of the first prompt
     EngineModel small = EngineModel.scaledDown().withKvCacheBlocks(45);
     EmulatedReplica replica = EmulatedReplica.start("kv-events", "m", small, 0, true);
     try (ZContext context = new ZContext()) {
@@ -39,7 +40,7 @@ class KvEventStreamTest {
       sub.setReceiveTimeOut(200);
       long[] joined = awaitSubscription(replica, sub);
       long last = joined[0];
-      int probes = (int) joined[1]; // one cached block each
+      int probes = (int) joined[1]; // each leaves one cached block, evictable once it finished
 
       complete(replica.uri(), SHARED + "x".repeat(1_280));    // 40 blocks, the first 20 shared
       Message first = receive(sub);
@@ -48,7 +49,8 @@ class KvEventStreamTest {
 
       assertThat(first.sequence).isEqualTo(last + 1);
       assertThat(second.sequence).isEqualTo(last + 2);
-      int evictedFirst = Math.max(0, Math.min(45, probes) + 40 - 45);
+      int probesCached = Math.min(45, probes);
+      int evictedFirst = Math.max(0, probesCached - 4); // 41 needed, 45 - probesCached free
       assertThat(first.events).hasSize(evictedFirst > 0 ? 2 : 1);
       Map<String, Value> stored = first.events.get(first.events.size() - 1);
       assertThat(stored.get("type").asStringValue().asString()).isEqualTo("BlockStored");
@@ -58,16 +60,20 @@ class KvEventStreamTest {
       assertThat(stored.get("block_size").asIntegerValue().toInt()).isEqualTo(16);
       assertThat(stored.get("medium").asStringValue().asString()).isEqualTo("GPU");
 
-      // the eviction comes first (probes, then the first prompt's own blocks, least recent first),
-      // then the new blocks, chained on the last shared block
-      int evictedSecond = Math.min(45, probes + 40) + 20 - 45;
+      // the eviction comes first (the probes left, then the first prompt's tail: freed deepest
+      // first), then the new blocks, chained on the last shared block; 20 blocks reused, 21 needed,
+      // 5 - probesLeft free
+      int probesLeft = probesCached - evictedFirst;
+      int evictedSecond = 16 + probesLeft;
       assertThat(second.events).hasSize(2);
       assertThat(second.events.get(0).get("type").asStringValue().asString())
           .isEqualTo("BlockRemoved");
       assertThat(second.events.get(0).get("block_hashes").asArrayValue().size())
           .isEqualTo(evictedSecond);
+      List<Value> firstHashes = stored.get("block_hashes").asArrayValue().list();
       assertThat(second.events.get(0).get("block_hashes").asArrayValue().list())
-          .doesNotContainAnyElementsOf(stored.get("block_hashes").asArrayValue().list().subList(0, 20));
+          .doesNotContainAnyElementsOf(firstHashes.subList(0, 24))
+          .containsAll(firstHashes.subList(24, 40));
       Map<String, Value> more = second.events.get(1);
       assertThat(more.get("block_hashes").asArrayValue().size()).isEqualTo(20);
       assertThat(more.get("parent_block_hash"))

@@ -53,9 +53,9 @@ class GatewayEndToEndTest {
         kvroute.requests, kvroute.ratio(), roundRobin.ratio());
     assertThat(kvroute.requests).isEqualTo(240);
     assertThat(roundRobin.requests).isEqualTo(240);
-    // measured 0.69 to 0.80 against 0.21 to 0.26 over runs: wide margins, no timing asserted
+    // measured 0.68 to 0.85 against 0.23 to 0.30 over runs (gaps of 0.38 and more): wide margins
     assertThat(kvroute.ratio()).isGreaterThan(0.5);
-    assertThat(kvroute.ratio()).isGreaterThan(2 * roundRobin.ratio());
+    assertThat(kvroute.ratio()).isGreaterThan(roundRobin.ratio() + 0.25);
   }
 
   @Test
