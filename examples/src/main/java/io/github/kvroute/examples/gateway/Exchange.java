@@ -245,9 +245,14 @@ final class Exchange {
     @Override
     public void onSubscribe(Subscription s) {
       subscription = s;
-      s.request(Long.MAX_VALUE);
+      s.request(1);
     }
 
+    /**
+     * One piece of the upstream response. The next is requested only once the client has consumed
+     * what this one forwarded, so a slow client holds the replica's stream back instead of filling
+     * the gateway's memory: at most one upstream chunk and one event wait per stream.
+     */
     @Override
     public void onNext(HttpObject o) {
       if (done) {
@@ -257,9 +262,11 @@ final class Exchange {
         if (!h.status().isInformational()) {
           headers = h;
         }
+        subscription.request(1);
         return;
       }
       if (!(o instanceof HttpData data) || headers == null) {
+        subscription.request(1);
         return; // trailers
       }
       buffer.append(data.toStringUtf8());
@@ -267,8 +274,10 @@ final class Exchange {
         fail(OutcomeStatus.REPLICA_ERROR, "response over " + MAX_BUFFERED_BYTES + " bytes");
         return;
       }
-      if (body.stream() && headers.status().isSuccess()) {
-        forwardEvents();
+      if (body.stream() && headers.status().isSuccess() && forwardEvents()) {
+        out.whenConsumed().thenRun(() -> subscription.request(1));
+      } else {
+        subscription.request(1);
       }
     }
 
@@ -365,8 +374,13 @@ final class Exchange {
       }, "failed");
     }
 
-    /** Forwards every complete event in the buffer; the first token commits the stream. */
-    private void forwardEvents() {
+    /**
+     * Forwards every complete event in the buffer; the first token commits the stream.
+     *
+     * @return whether anything was written to the client
+     */
+    private boolean forwardEvents() {
+      boolean wrote = false;
       int end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         String event = buffer.substring(0, end + 2);
@@ -375,6 +389,7 @@ final class Exchange {
         if (data == null || data.equals("[DONE]")) {
           commit();
           out.tryWrite(HttpData.ofUtf8(event));
+          wrote = true;
           continue;
         }
         JsonNode chunk;
@@ -401,7 +416,9 @@ final class Exchange {
         }
         commit();
         out.tryWrite(HttpData.ofUtf8(event));
+        wrote = true;
       }
+      return wrote;
     }
 
     private void commit() {
