@@ -17,9 +17,9 @@ import picocli.CommandLine.Option;
 
 /** {@code kvroute-sim gateway}: an OpenAI-compatible gateway routed by kvroute, in front of a fleet. */
 @Command(name = "gateway", mixinStandardHelpOptions = true,
-    description = {"Run an OpenAI-compatible gateway (/v1/completions, /v1/chat/completions) that",
-        "routes each request with kvroute, in front of emulated vLLM replicas (--emulate N) or real",
-        "ones (--replica ID=URL). Runs until interrupted."})
+    description = "Run an OpenAI-compatible gateway (/v1/completions, /v1/chat/completions) that "
+        + "routes each request with kvroute, in front of emulated vLLM replicas (--emulate N) or "
+        + "real ones (--replica ID=URL). Runs until interrupted.")
 final class GatewayCommand implements Callable<Integer> {
   @Option(names = "--emulate", paramLabel = "N",
       description = "Start N emulated vLLM replicas on loopback (scaled-down time).")
