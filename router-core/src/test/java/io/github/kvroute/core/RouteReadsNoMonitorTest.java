@@ -28,6 +28,8 @@ class RouteReadsNoMonitorTest {
     for (int r = 0; r < REPLICAS; r++) {
       router.onSnapshot(TestData.ready("r" + r).waitingRequests(r % 3).build());
     }
+    // one decision first, so that the one measured below loads no class while the ledgers are held
+    router.route(request("q-0", prompt(64, 1)).build());
     ReplicaEntry[] members = router.fleet().members();
     assertThat(members).hasSize(REPLICAS);
 
@@ -43,9 +45,9 @@ class RouteReadsNoMonitorTest {
     boolean blocked = false;
     try {
       routing.start();
-      // a decision that wanted a held monitor would park BLOCKED until we let go
+      // a decision that wanted a held ledger would park BLOCKED on it until we let go
       while (routing.getState() != Thread.State.TERMINATED) {
-        if (routing.getState() == Thread.State.BLOCKED) {
+        if (DispatchLedgerReadTest.blockedOnALedger(routing)) {
           blocked = true;
           break;
         }
@@ -76,4 +78,5 @@ class RouteReadsNoMonitorTest {
       holdAll(members, from + 1, held, letGo);
     }
   }
+
 }
