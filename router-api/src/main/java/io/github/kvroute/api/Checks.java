@@ -1,7 +1,6 @@
 package io.github.kvroute.api;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Argument checks producing the project's message shape {@code name: value (expected: …)}.
@@ -11,7 +10,11 @@ final class Checks {
   private Checks() {}
 
   static <T> T notNull(T value, String name) {
-    return Objects.requireNonNull(value, () -> name + ": null (expected: non-null)");
+    // no message supplier: a capturing lambda would be allocated on every call of every hot path
+    if (value == null) {
+      throw new NullPointerException(name + ": null (expected: non-null)");
+    }
+    return value;
   }
 
   static String notBlank(String value, String name) {

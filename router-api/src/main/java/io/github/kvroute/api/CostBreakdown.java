@@ -49,7 +49,17 @@ public final class CostBreakdown {
   }
 
   public static Builder newBuilder() {
-    return new Builder();
+    return new Builder(4);
+  }
+
+  /**
+   * A builder sized for {@code expectedTerms} terms (it still grows past them): with exactly that
+   * many, building copies nothing.
+   *
+   * @throws IllegalArgumentException if {@code expectedTerms < 0}
+   */
+  public static Builder newBuilder(int expectedTerms) {
+    return new Builder(Checks.atLeast(expectedTerms, 0, "expectedTerms"));
   }
 
   public boolean isEmpty() {
@@ -119,11 +129,14 @@ public final class CostBreakdown {
 
   /** Builds a {@link CostBreakdown}. Not thread-safe. */
   public static final class Builder {
-    private String[] terms = new String[4];
-    private double[] millis = new double[4];
+    private String[] terms;
+    private double[] millis;
     private int size;
 
-    private Builder() {}
+    private Builder(int capacity) {
+      terms = new String[capacity];
+      millis = new double[capacity];
+    }
 
     /**
      * Appends a term.
@@ -139,8 +152,8 @@ public final class CostBreakdown {
         Checks.argument(!terms[i].equals(term), "term", term, "each term once");
       }
       if (size == terms.length) {
-        terms = Arrays.copyOf(terms, size * 2);
-        this.millis = Arrays.copyOf(this.millis, size * 2);
+        terms = Arrays.copyOf(terms, Math.max(4, size * 2));
+        this.millis = Arrays.copyOf(this.millis, Math.max(4, size * 2));
       }
       terms[size] = term;
       this.millis[size] = millis;
@@ -149,8 +162,15 @@ public final class CostBreakdown {
     }
 
     public CostBreakdown build() {
-      return size == 0 ? EMPTY
-          : new CostBreakdown(Arrays.copyOf(terms, size), Arrays.copyOf(millis, size));
+      if (size == 0) {
+        return EMPTY;
+      }
+      if (size == terms.length) {
+        // full: the breakdown takes the arrays as they are; a later add grows (copies) them first,
+        // so it cannot change what was built
+        return new CostBreakdown(terms, millis);
+      }
+      return new CostBreakdown(Arrays.copyOf(terms, size), Arrays.copyOf(millis, size));
     }
   }
 }

@@ -45,6 +45,8 @@ public final class ReplicaSnapshot {
   private final OptionalLong kvBlocksUsed;
   private final OptionalLong kvBlocksTotal;
   private final OptionalInt kvBlockSizeTokens;
+  /** Derived once here: routers read it for every candidate of every decision. */
+  private final OptionalLong kvCapacityTokens;
   private final Set<String> residentAdapters;
   private final Optional<Set<String>> loadableAdapters;
   private final OptionalDouble prefillTokensPerSecond;
@@ -77,6 +79,7 @@ public final class ReplicaSnapshot {
     this.kvBlocksUsed = b.kvBlocksUsed;
     this.kvBlocksTotal = b.kvBlocksTotal;
     this.kvBlockSizeTokens = b.kvBlockSizeTokens;
+    this.kvCapacityTokens = capacityTokens(b.kvBlocksTotal, b.kvBlockSizeTokens);
     this.residentAdapters = b.residentAdapters;
     this.loadableAdapters = Optional.ofNullable(b.loadableAdapters);
     this.prefillTokensPerSecond = b.prefillTokensPerSecond;
@@ -172,6 +175,11 @@ public final class ReplicaSnapshot {
 
   /** KV capacity in tokens, when total blocks and block size are both known. */
   public OptionalLong kvCapacityTokens() {
+    return kvCapacityTokens;
+  }
+
+  private static OptionalLong capacityTokens(OptionalLong kvBlocksTotal,
+      OptionalInt kvBlockSizeTokens) {
     if (kvBlocksTotal.isEmpty() || kvBlockSizeTokens.isEmpty()) {
       return OptionalLong.empty();
     }

@@ -130,4 +130,23 @@ class CostBreakdownTest {
       Locale.setDefault(old);
     }
   }
+
+  @Test
+  void aFullSizedBuilderHandsOverItsArraysButLaterAddsDoNotChangeWhatItBuilt() {
+    CostBreakdown.Builder b = CostBreakdown.newBuilder(2).add("queue", 1).add("prefill", 2);
+    CostBreakdown first = b.build();
+    CostBreakdown second = b.add("risk", 4).build();
+
+    assertThat(first.asMap()).containsExactly(Map.entry("queue", 1.0), Map.entry("prefill", 2.0));
+    assertThat(first.totalMillis()).isEqualTo(3);
+    assertThat(second.asMap()).containsExactly(Map.entry("queue", 1.0), Map.entry("prefill", 2.0),
+        Map.entry("risk", 4.0));
+    assertThat(CostBreakdown.newBuilder(0).add("queue", 5).build().totalMillis()).isEqualTo(5);
+  }
+
+  @Test
+  void aNegativeExpectedTermCountIsAnArgumentError() {
+    assertThatIllegalArgumentException().isThrownBy(() -> CostBreakdown.newBuilder(-1))
+        .withMessage("expectedTerms: -1 (expected: >= 0)");
+  }
 }

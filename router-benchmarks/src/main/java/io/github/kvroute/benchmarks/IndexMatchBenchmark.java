@@ -19,13 +19,15 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One prefix-index walk: per-replica leading-match lengths for a 64-block prompt, against an index
+ * One prefix-index walk: per-replica leading-match lengths for a {@code blocks}-block prompt (64 by
+ * default), against an index
  * holding {@code entries} (replica, block) entries spread over {@code replicas} replicas. Target:
  * p50 at most 250 ns, p99 at most 5 us at 10M entries over 256 replicas. Sample mode reports
  * percentiles. Reaches the index through {@link PrefixIndexProbe}, core's unsupported door for
  * benchmarks.
  *
- * <pre>java -Xmx8g -jar router-benchmarks/target/benchmarks.jar IndexMatch -p entries=10000000</pre>
+ * <pre>java -jar router-benchmarks/target/benchmarks.jar IndexMatch -p entries=10000000
+ * java -jar router-benchmarks/target/benchmarks.jar IndexMatch -p blocks=64,128,4096 -p replicas=4,64,256</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -35,6 +37,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Xmx8g"})
 public class IndexMatchBenchmark {
   static final int BLOCKS = 64;
+
+  /** Blocks per prompt (16 tokens each): 64 is the target's prompt; 128 and 4096 show the curve. */
+  @Param({"64"})
+  int blocks;
 
   @Param({"1000000"})
   int entries;
@@ -53,11 +59,11 @@ public class IndexMatchBenchmark {
     // sharing a first block with others (a system prompt), like real traffic.
     CacheNamespace ns = CacheNamespace.of("m");
     int perPrompt = 4;
-    int promptCount = Math.max(1, entries / (BLOCKS * perPrompt));
+    int promptCount = Math.max(1, entries / (blocks * perPrompt));
     prompts = new PromptKey[promptCount];
     SplittableRandom rnd = new SplittableRandom(7);
     for (int p = 0; p < promptCount; p++) {
-      int[] tokens = new int[BLOCKS * 16];
+      int[] tokens = new int[blocks * 16];
       for (int i = 0; i < tokens.length; i++) {
         tokens[i] = i < 16 ? (p % 8) : rnd.nextInt(100_000);
       }

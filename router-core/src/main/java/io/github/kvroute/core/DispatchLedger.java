@@ -1,6 +1,8 @@
 package io.github.kvroute.core;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * This router's own books for one replica: what it has in flight there, and what it sent after the
@@ -52,10 +54,35 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
  * when a report drops the sends it reflects, when dead leaves outnumber live ones, or when a send
  * arrives out of time order (rare: concurrent routes read the clock before taking the lock).
  *
- * <p>Thread-safety: every method is synchronized on the ledger (one per replica, so routes to
- * different replicas never contend).
+ * <p><b>Reads take no lock.</b> Every decision reads every candidate's books, so {@link #read} is a
+ * sequence lock's optimistic read: each writer makes {@link #version} odd before it changes anything
+ * {@code read} copies and even again after; a reader copies the fields between two reads of the
+ * version and keeps the copy only if both are the same even number, else it tries again. A copy is
+ * arithmetic on plain fields (the only references it follows are final), so a torn copy cannot throw
+ * and is discarded, never acted on. After {@value #OPTIMISTIC_READS} failed tries (a writer keeps changing the books)
+ * the reader takes the lock, so a read always ends.
+ *
+ * <p>Thread-safety: thread-safe. Writers are synchronized on the ledger (one per replica, so routes to
+ * different replicas never contend); {@link #read} takes no monitor unless writers keep it retrying.
  */
 final class DispatchLedger {
+  /** Optimistic copies {@link #read} tries before it takes the lock. */
+  static final int OPTIMISTIC_READS = 8;
+  private static final VarHandle VERSION;
+
+  static {
+    try {
+      VERSION = MethodHandles.lookup().findVarHandle(DispatchLedger.class, "version", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /**
+   * Even when the books are quiet, odd while a writer changes them: written under the lock, read
+   * without it, always through {@link #VERSION}.
+   */
+  private long version;
   @GuardedBy("this")
   private int inFlightRequests;
   /** In-flight sends whose first token the host has not reported yet. */
@@ -138,7 +165,26 @@ final class DispatchLedger {
     double freedTokensPerSecond;
   }
 
-  synchronized void read(long nowNanos, Reading out) {
+  /** Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). */
+  void read(long nowNanos, Reading out) {
+    for (int i = 0; i < OPTIMISTIC_READS; i++) {
+      long before = (long) VERSION.getAcquire(this);
+      if ((before & 1) == 0) {
+        copy(nowNanos, out);
+        VarHandle.loadLoadFence();
+        if ((long) VERSION.getOpaque(this) == before) {
+          return;
+        }
+      }
+      Thread.onSpinWait();
+    }
+    synchronized (this) {
+      copy(nowNanos, out);
+    }
+  }
+
+  /** Racy outside the lock: {@link #read} keeps the result only if no writer ran meanwhile. */
+  private void copy(long nowNanos, Reading out) {
     out.inFlightRequests = inFlightRequests;
     out.inFlightTokens = inFlightTokens;
     out.inFlightPromptTokens = inFlightPromptTokens;
@@ -154,6 +200,16 @@ final class DispatchLedger {
 
   /** A send of this router's finished here at {@code nowNanos}: its KV is free again. */
   synchronized void finished(Lease lease, long nowNanos) {
+    beginWrite();
+    try {
+      finishedLocked(lease, nowNanos);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void finishedLocked(Lease lease, long nowNanos) {
     freedTokens.record(nowNanos, lease.outstandingTokens());
   }
 
@@ -162,6 +218,16 @@ final class DispatchLedger {
    * orphaned between being recorded and being dispatched, and its release must win.
    */
   synchronized void dispatch(Lease lease) {
+    beginWrite();
+    try {
+      dispatchLocked(lease);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void dispatchLocked(Lease lease) {
     if (lease.released || lease.ledger != null) {
       return;
     }
@@ -228,6 +294,16 @@ final class DispatchLedger {
 
   /** A disaggregated attempt decodes here: it holds a slot and KV, but adds no prefill work. */
   synchronized void holdDecode(Lease lease) {
+    beginWrite();
+    try {
+      holdDecodeLocked(lease);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void holdDecodeLocked(Lease lease) {
     if (lease.decodeReleased || lease.decodeHeld) {
       return;
     }
@@ -242,6 +318,16 @@ final class DispatchLedger {
    * hold.
    */
   synchronized void releaseDecode(Lease lease) {
+    beginWrite();
+    try {
+      releaseDecodeLocked(lease);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void releaseDecodeLocked(Lease lease) {
     lease.decodeReleased = true;
     if (!lease.decodeHeld) {
       return;
@@ -259,6 +345,16 @@ final class DispatchLedger {
    * @return false when already told, or when the lease is no longer on these books
    */
   synchronized boolean firstToken(Lease lease, long nowNanos) {
+    beginWrite();
+    try {
+      return firstTokenLocked(lease, nowNanos);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private boolean firstTokenLocked(Lease lease, long nowNanos) {
     if (lease.ledger != this || lease.firstToken) {
       return false;
     }
@@ -279,6 +375,16 @@ final class DispatchLedger {
    * the dispatch marks the lease so that the dispatch adds nothing.
    */
   synchronized void release(Lease lease) {
+    beginWrite();
+    try {
+      releaseLocked(lease);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void releaseLocked(Lease lease) {
     lease.released = true;
     if (lease.ledger != this) {
       return;
@@ -317,6 +423,17 @@ final class DispatchLedger {
    */
   synchronized void onReport(long observedAtNanos, double reportedQueueMillis, int waiting,
       double peers) {
+    beginWrite();
+    try {
+      onReportLocked(observedAtNanos, reportedQueueMillis, waiting, peers);
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void onReportLocked(long observedAtNanos, double reportedQueueMillis, int waiting,
+      double peers) {
     this.sendWeight = 1.0 + Math.max(0, peers);
     if (Double.isNaN(reportedQueueMillis)) {
       replay();
@@ -339,6 +456,16 @@ final class DispatchLedger {
 
   /** Forgets everything (the replica restarted or stopped); leases are released by the caller. */
   synchronized void reset() {
+    beginWrite();
+    try {
+      resetLocked();
+    } finally {
+      endWrite();
+    }
+  }
+
+  @GuardedBy("this")
+  private void resetLocked() {
     while (head != null) {
       unlink(head);
     }
@@ -347,6 +474,20 @@ final class DispatchLedger {
     unseenBaseMillis = 0;
     baseQueueMillis = 0;
     replay();
+  }
+
+  /** Makes the version odd: readers that overlap what follows discard their copies. */
+  @GuardedBy("this")
+  private void beginWrite() {
+    VERSION.setOpaque(this, version + 1);
+    // the changes that follow must not become visible before the odd version
+    VarHandle.storeStoreFence();
+  }
+
+  /** Makes the version even again, after (release) every change. */
+  @GuardedBy("this")
+  private void endWrite() {
+    VERSION.setRelease(this, version + 1);
   }
 
   /** A send leaves the pending prefills (first token, or released before one). */

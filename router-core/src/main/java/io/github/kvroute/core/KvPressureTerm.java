@@ -21,12 +21,15 @@ final class KvPressureTerm implements Scorer {
 
   @Override
   public double costMillis(Request request, CandidateView candidate) {
-    if (candidate.freeKvTokens().isEmpty()) {
+    // the router's own views hand over the primitive: this runs for every candidate of every decision
+    long free = candidate instanceof MutableView v ? v.freeKvTokens
+        : candidate.freeKvTokens().orElse(-1);
+    if (free < 0) {
       return 0;
     }
     long needed = (long) request.promptTokens() - candidate.matchedTokens()
         + request.plannedOutputTokens();
-    if (needed <= candidate.freeKvTokens().getAsLong()) {
+    if (needed <= free) {
       return 0;
     }
     return PrefillTerm.computeMillis(request.promptTokens(), candidate);

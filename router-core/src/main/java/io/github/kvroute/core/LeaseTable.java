@@ -3,10 +3,8 @@ package io.github.kvroute.core;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
-import com.google.common.hash.Hashing;
 import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.Ticker;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,10 +154,25 @@ final class LeaseTable {
 
   /**
    * 64 bits naming the attempt: a collision could only turn an UNKNOWN_REQUEST into a DUPLICATE.
+   * Hashed in place over the id's chars (each step a bijection of the state, then a full
+   * avalanche), because every decision closes an attempt: a streaming hasher allocated a hasher, a
+   * buffer, the id's bytes and a hash code each time.
    */
-  private static Long fingerprint(RequestRef ref) {
-    long h = Hashing.murmur3_128().newHasher()
-        .putString(ref.requestId(), StandardCharsets.UTF_8).putInt(ref.attempt()).hash().asLong();
-    return h;
+  static long fingerprint(RequestRef ref) {
+    String id = ref.requestId();
+    long h = 0x9E3779B97F4A7C15L ^ id.length();
+    for (int i = 0; i < id.length(); i++) {
+      h = Long.rotateLeft(h ^ (id.charAt(i) * 0xC2B2AE3D27D4EB4FL), 31) * 0x87C37B91114253D5L;
+    }
+    return mix(h ^ ref.attempt() * 0x165667B19E3779F9L);
+  }
+
+  /** The MurmurHash3 64-bit finalizer: every input bit flips each output bit with probability 1/2. */
+  private static long mix(long h) {
+    h ^= h >>> 33;
+    h *= 0xFF51AFD7ED558CCDL;
+    h ^= h >>> 33;
+    h *= 0xC4CEB9FE1A85EC53L;
+    return h ^ (h >>> 33);
   }
 }

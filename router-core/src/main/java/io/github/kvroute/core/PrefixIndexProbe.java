@@ -66,6 +66,23 @@ public final class PrefixIndexProbe {
     return matched;
   }
 
+  /** (replica, block) entries the index holds, after applying buffered writes. */
+  public long entries() {
+    index.flush();
+    return index.entryCount();
+  }
+
+  /** Distinct blocks with at least one holder, after applying buffered writes. */
+  public long blocks() {
+    index.flush();
+    return index.blockCount();
+  }
+
+  /** Bytes the index's arrays hold, from their actual lengths (headers not included). */
+  public long footprintBytes() {
+    return index.footprintBytes();
+  }
+
   /** The slot of replica number {@code replica}, to read {@link #match}'s result. */
   public int slot(int replica) {
     return slots[replica];

@@ -42,7 +42,7 @@ final class StandardEstimate {
 
   /** Term by term, in the terms' order. */
   CostBreakdown breakdown(Request request, CandidateView candidate) {
-    CostBreakdown.Builder b = CostBreakdown.newBuilder();
+    CostBreakdown.Builder b = CostBreakdown.newBuilder(terms.size());
     for (Scorer term : terms) {
       b.add(term.name(), Math.min(termMillis(term, request, candidate), Double.MAX_VALUE));
     }

@@ -183,6 +183,113 @@ class PrefixIndexProperties {
     }
   }
 
+  /**
+   * The same operations from two writer threads at once, each owning half of the slots (operations
+   * on different slots commute), while a third thread matches throughout: every match read mid-run
+   * is within the prompt, and at quiescence the index agrees with each writer's model, applied
+   * sequentially.
+   */
+  @Property(tries = 60)
+  void concurrentWritersAgreeWithTheModelAtQuiescence(@ForAll("prompts") List<int[]> tokens,
+      @ForAll("ops") List<Op> opsA, @ForAll("ops") List<Op> opsB,
+      @ForAll @IntRange(min = 1, max = 8) int defaultCapacity) throws Exception {
+    IndexHarness h = new IndexHarness(1L << 30, defaultCapacity);
+    PrefixIndex ix = h.index;
+    int slots = 4;
+    int[][] allocated = h.allocate(slots);
+    int[] slotIds = new int[slots];
+    int[] gen = new int[slots];
+    for (int s = 0; s < slots; s++) {
+      slotIds[s] = allocated[s][0];
+      gen[s] = allocated[s][1];
+    }
+    List<PromptKey> prompts = tokens.stream().map(IndexHarness::blocks).toList();
+    // writer A owns slots 0 and 1, writer B slots 2 and 3
+    Model[] models = {new Model(slots, defaultCapacity), new Model(slots, defaultCapacity)};
+    List<List<Op>> owned = List.of(ownedBy(opsA, 0), ownedBy(opsB, 2));
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<String> badRead =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread reader = new Thread(() -> {
+      while (!done.get()) {
+        for (PromptKey p : prompts) {
+          int[] got = h.match(p, slotIds);
+          for (int v : got) {
+            if (v < 0 || v > p.blockCount()) {
+              badRead.compareAndSet(null, "match " + v + " of " + p.blockCount() + " blocks");
+            }
+          }
+        }
+      }
+    });
+    Thread[] writers = new Thread[2];
+    Throwable[] failed = new Throwable[2];
+    for (int w = 0; w < 2; w++) {
+      int me = w;
+      writers[w] = new Thread(() -> {
+        try {
+          List<List<Integer>> oldGens = new ArrayList<>();
+          for (int s = 0; s < slots; s++) {
+            oldGens.add(new ArrayList<>());
+          }
+          List<Made> inserts = new ArrayList<>();
+          for (Op op : owned.get(me)) {
+            apply(op, ix, models[me], slotIds, gen, oldGens, prompts, inserts);
+          }
+        } catch (Throwable t) {
+          failed[me] = t;
+        }
+      });
+    }
+    reader.start();
+    for (Thread t : writers) {
+      t.start();
+    }
+    for (Thread t : writers) {
+      t.join();
+    }
+    done.set(true);
+    reader.join();
+    ix.flush();
+
+    assertThat(failed).containsOnlyNulls();
+    assertThat(badRead.get()).isNull();
+    for (PromptKey p : prompts) {
+      for (int s = 0; s < slots; s++) {
+        assertThat(h.match(p, slotIds[s])).as("match of %s on slot %d", p, s)
+            .isEqualTo(models[s / 2].match(p, s));
+      }
+    }
+    assertThat(ix.entryCount()).isEqualTo(models[0].entries() + models[1].entries());
+    for (int s = 0; s < slots; s++) {
+      assertThat(ix.slotEntries(slotIds[s])).isEqualTo(models[s / 2].recency.get(s).size());
+      assertThat(ix.isExact(slotIds[s])).isEqualTo(models[s / 2].exact[s]);
+    }
+  }
+
+  /** {@code ops} moved onto slots {@code first} and {@code first + 1}. */
+  private static List<Op> ownedBy(List<Op> ops, int first) {
+    List<Op> out = new ArrayList<>();
+    for (Op op : ops) {
+      Op moved = op;
+      if (op instanceof Insert o) {
+        moved = new Insert(first + o.slot() % 2, o.prompt(), o.stale());
+      } else if (op instanceof Stored o) {
+        moved = new Stored(first + o.slot() % 2, o.prompt(), o.positions(), o.stale());
+      } else if (op instanceof Removed o) {
+        moved = new Removed(first + o.slot() % 2, o.prompt(), o.positions(), o.stale());
+      } else if (op instanceof Cleared o) {
+        moved = new Cleared(first + o.slot() % 2, o.stale());
+      } else if (op instanceof Reset o) {
+        moved = new Reset(first + o.slot() % 2);
+      } else if (op instanceof Capacity o) {
+        moved = new Capacity(first + o.slot() % 2, o.blocks(), o.stale());
+      }
+      out.add(moved);
+    }
+    return out;
+  }
+
   private static void apply(Op op, PrefixIndex ix, Model model, int[] slotIds, int[] gen,
       List<List<Integer>> oldGens, List<PromptKey> prompts, List<Made> inserts) {
     if (op instanceof Insert o) {
