@@ -25,6 +25,8 @@ final class DecisionContext extends StandardContext {
   long[] mask = new long[1];
   long[] alive = new long[1];
   int[] matchedBySlot = new int[64];
+  /** The router's pending KV moves per link; null outside a router. */
+  TransferBacklog backlog;
 
   void begin(Request request, long nowNanos, RandomSource random, StandardEstimate estimate,
       int members, int maskWords, int slots) {
@@ -69,6 +71,14 @@ final class DecisionContext extends StandardContext {
       v.snapshot = null;
       v.request = null;
     }
+  }
+
+  @Override
+  double linkBacklogMillis(CandidateView prefill, CandidateView decode) {
+    if (backlog == null || !(prefill instanceof MutableView p) || !(decode instanceof MutableView d)) {
+      return 0;
+    }
+    return backlog.millis(p.entry.slot, d.entry.slot);
   }
 
   @Override

@@ -64,6 +64,9 @@ final class Feedback {
     } else {
       release(lease);
       lease.prefillTarget().ledger.finished(lease, ticker.read());
+      if (lease.prefillReplica != null) {
+        lease.replica.ledger.finished(lease, ticker.read());
+      }
       learn(lease, outcome);
       result = UpdateResult.APPLIED;
     }
@@ -90,6 +93,9 @@ final class Feedback {
     }
     if (!lease.replica.id.equals(replicaId) || lease.epoch != epoch) {
       return UpdateResult.MISMATCHED_REPLICA;
+    }
+    if (lease.prefillReplica != null) {
+      lease.replica.ledger.decodeArrived(lease);
     }
     return lease.prefillTarget().ledger.firstToken(lease, ticker.read()) ? UpdateResult.APPLIED
         : UpdateResult.DUPLICATE;

@@ -12,8 +12,9 @@ import java.time.Duration;
  *     report its KV capacity
  * @param peerRouters other routers sending to the same fleet, or -1 to measure them
  * @param maxClockSkew how far in the future a report may be stamped before it is ignored
+ * @param topology where replicas sit, for pricing a disaggregated pair's KV transfer
  */
 record RouterSettings(CostModel costModel, int blockSizeTokens, long defaultCapacityBlocks,
     int peerRouters, BreakerConfig breakerConfig, Duration leaseTimeout, Duration maxClockSkew,
     Ticker ticker,
-    RandomSource random) {}
+    RandomSource random, Topology topology) {}

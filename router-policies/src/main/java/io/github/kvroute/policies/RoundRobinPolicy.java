@@ -5,6 +5,7 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.PairSelection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,6 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * and the baseline everywhere. It balances request <em>counts</em>, the wrong quantity
  * twice over: LLM requests differ ~100x in cost, and spreading them scatters shared prefixes so that
  * every replica recomputes every prefix.
+ *
+ * <p>Disaggregated fleets: as SGLang's PD router, this rule on each pool ({@link PdPairs}).
  *
  * <p>Thread-safety: one atomic counter.
  */
@@ -30,7 +33,8 @@ final class RoundRobinPolicy implements RoutingPolicy {
   public RoutingDecision route(RoutingContext context) {
     List<CandidateView> candidates = context.candidates();
     if (candidates.isEmpty()) {
-      return context.noCandidates();
+      return PairSelection.isDisaggregated(context) ? PdPairs.split(context, this, this)
+          : context.noCandidates();
     }
     int i = (int) Math.floorMod(next.getAndIncrement(), (long) candidates.size());
     return RoutingDecision.routed(candidates.get(i), CostBreakdown.empty());
