@@ -73,4 +73,17 @@ class PdSplitPolicyTest {
     assertThat(d.replicaId()).isEqualTo("b");
     assertThat(d.prefillReplicaId()).isEmpty();
   }
+
+  @Test
+  void roundRobinTakesTurnsInEachPoolSeparately() {
+    var policy = Policies.create("round-robin");
+    StringBuilder pairs = new StringBuilder();
+    for (int i = 0; i < 4; i++) {
+      RoutingDecision d = policy.route(FixedRoutingContext.of(request, fleet, 7));
+      pairs.append(d.prefillReplicaId().orElseThrow()).append('>').append(d.replicaId()).append(' ');
+    }
+
+    assertThat(pairs.toString().trim())
+        .isEqualTo("p-cold>d-busy p-warm>d-idle p-cold>d-busy p-warm>d-idle");
+  }
 }
