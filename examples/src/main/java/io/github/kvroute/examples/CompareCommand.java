@@ -173,6 +173,7 @@ final class CompareCommand implements Callable<Integer> {
         stdout.println("== " + sc.name() + ": " + sc.description());
         stdout.print(ResultTable.render(main));
         stdout.print(calibrationLines(main));
+        stdout.print(noteLines(main));
         stdout.println();
         if (!sweeps.isEmpty()) {
           stdout.print(CapacityTable.render(sweeps));
@@ -318,6 +319,17 @@ final class CompareCommand implements Callable<Integer> {
   }
 
   /** Per result, router 0's learnt prefill cost per token by replica, beside the truth and prior. */
+  /** Each run's notes (transfers, tiers and tenants, hedges), under its policy's name. */
+  private static String noteLines(List<SimulationResult> results) {
+    StringBuilder out = new StringBuilder();
+    for (SimulationResult r : results) {
+      for (String note : r.notes()) {
+        out.append("  ").append(r.policy()).append(": ").append(note).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
   private static String calibrationLines(List<SimulationResult> results) {
     StringBuilder out = new StringBuilder();
     for (SimulationResult r : results) {

@@ -3,6 +3,7 @@ package io.github.kvroute.examples;
 import io.github.kvroute.sim.Scenario;
 import io.github.kvroute.sim.Scenarios;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,8 +11,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code kvroute-sim scenarios}: the named scenarios with a one-line description each: the standard
- * suite, then the failure scenarios (run only when named with {@code compare --scenario NAME}),
- * after a heading line.
+ * suite, then the failure scenarios and the request-path scenarios (both run only when named with
+ * {@code compare --scenario NAME}), each group after a heading line.
  */
 @Command(name = "scenarios", mixinStandardHelpOptions = true,
     description = "List the named scenarios, one per line with a description; the failure"
@@ -23,13 +24,18 @@ final class ScenariosCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    int width = java.util.stream.Stream.concat(Scenarios.all().stream(),
-        Scenarios.failures().stream()).mapToInt(s -> s.name().length()).max().orElse(10);
+    int width = java.util.stream.Stream.of(Scenarios.all(), Scenarios.failures(),
+        Scenarios.requestPath()).flatMap(List::stream).mapToInt(s -> s.name().length()).max()
+        .orElse(10);
     for (Scenario s : Scenarios.all()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
     out.println("# failure scenarios (run only when named: compare --scenario NAME)");
     for (Scenario s : Scenarios.failures()) {
+      out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
+    }
+    out.println("# request-path scenarios (run only when named: compare --scenario NAME)");
+    for (Scenario s : Scenarios.requestPath()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
     out.flush();

@@ -73,10 +73,14 @@ class KvrouteSimTest {
     List<io.github.kvroute.sim.Scenario> listed = new java.util.ArrayList<>(Scenarios.all());
     listed.add(null);
     listed.addAll(Scenarios.failures());
+    listed.add(null);
+    listed.addAll(Scenarios.requestPath());
     assertThat(lines).hasSize(listed.size());
+    int headings = 0;
     for (int i = 0; i < lines.size(); i++) {
       if (listed.get(i) == null) {
-        assertThat(lines.get(i)).startsWith("# failure scenarios");
+        assertThat(lines.get(i))
+            .startsWith(headings++ == 0 ? "# failure scenarios" : "# request-path scenarios");
         continue;
       }
       assertThat(lines.get(i)).startsWith(listed.get(i).name() + " ")

@@ -58,6 +58,16 @@ final class NarrowedRoutingContext implements RoutingContext {
   }
 
   @Override
+  public double kvTransferMillis(CandidateView prefill, CandidateView decode) {
+    return base.kvTransferMillis(prefill, decode);
+  }
+
+  @Override
+  public double decodeWaitMillis(CandidateView decode) {
+    return base.decodeWaitMillis(decode);
+  }
+
+  @Override
   public RoutingDecision noCandidates() {
     return base.noCandidates();
   }

@@ -44,6 +44,30 @@ public interface RoutingContext {
   }
 
   /**
+   * Milliseconds to move the request's KV from {@code prefill} to {@code decode} over that pair's
+   * link, when the host described where replicas sit; by default (and without such a description)
+   * the decode view's own {@link CandidateView#kvTransferMillis()}, the same for every pair.
+   */
+  default double kvTransferMillis(CandidateView prefill, CandidateView decode) {
+    return decode.kvTransferMillis();
+  }
+
+  /**
+   * Milliseconds until {@code decode} can hold the request's KV (prompt plus planned output) in its
+   * free KV after the router's in-flight reservations there: 0 when it fits now or the replica does
+   * not report its KV, {@code +Infinity} when nothing says it ever will. A pair whose decode wait
+   * exceeds its prefill's predicted time is not ready: its prefill would produce KV with nowhere to
+   * go. This default sees no rate of freeing, so a request that does not fit now never does.
+   */
+  default double decodeWaitMillis(CandidateView decode) {
+    if (decode.freeKvTokens().isEmpty()) {
+      return 0;
+    }
+    long need = (long) request().promptTokens() + request().plannedOutputTokens();
+    return need <= decode.freeKvTokens().getAsLong() ? 0 : Double.POSITIVE_INFINITY;
+  }
+
+  /**
    * This context with narrowed candidate lists and everything else unchanged, for a policy that
    * filters candidates in front of another (the router still checks that the decision names one of its
    * own candidates). The lists must be taken from this context's.

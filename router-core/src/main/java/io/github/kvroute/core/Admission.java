@@ -2,9 +2,11 @@ package io.github.kvroute.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
+import static com.google.common.base.Preconditions.checkState;
 
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.Priority;
+import io.github.kvroute.api.Request;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -30,13 +32,21 @@ import java.util.Map;
  *   <li><b>Backpressure.</b> Per priority, an optional limit on the best available queue wait: when
  *       even the least-loaded candidate would make the request wait longer, the fleet is overloaded for
  *       that class and the request is rejected early, shedding {@link Priority#BATCH} first.
+ *   <li><b>Fleet backpressure and tenants</b> (off by default): the fleet's whole backlog against
+ *       a limit per tier with a share reserved for interactive traffic, and per-tenant fair shares
+ *       under pressure ({@link Builder#fleetBacklogLimit}, {@link Builder#tenantFairness}).
+ *   <li><b>Decode readiness.</b> A disaggregated pair whose decode replica cannot hold the request's
+ *       KV by the time its prefill ends is rejected ({@link PairSelection}).
  * </ul>
  *
- * <p>Thread-safety: the controllers built here are immutable and thread-safe.
+ * <p>Thread-safety: the controllers built here are thread-safe; immutable unless tenant fairness is
+ * on, whose per-tenant rates are guarded by one lock.
  */
 public final class Admission {
   /** See {@link Builder#deadlineConfidence}. */
   public static final double DEFAULT_DEADLINE_CONFIDENCE = 0.9;
+  /** See {@link Builder#interactiveReserve}. */
+  public static final double DEFAULT_INTERACTIVE_RESERVE = 0.2;
 
   private Admission() {}
 
@@ -55,9 +65,13 @@ public final class Admission {
     private final Map<Priority, Double> queueLimitMillis = new EnumMap<>(Priority.class);
     private double minRetryAfterMillis = 10;
     private double deadlineConfidence = DEFAULT_DEADLINE_CONFIDENCE;
+    private double fleetBacklogLimitMillis = Double.NaN;
+    private double interactiveReserve = DEFAULT_INTERACTIVE_RESERVE;
+    private Map<String, Double> tenantWeights;
     /** This builder's options, each set once ({@link SetOnce}). */
     private enum Option {
-      DEADLINE, DEADLINE_CONFIDENCE, MIN_RETRY_AFTER
+      DEADLINE, DEADLINE_CONFIDENCE, MIN_RETRY_AFTER, FLEET_BACKLOG_LIMIT, INTERACTIVE_RESERVE,
+      TENANT_FAIRNESS
     }
 
     private long set;
@@ -115,9 +129,65 @@ public final class Admission {
       return this;
     }
 
+    /**
+     * Fleet backpressure with tiers: a request is shed ({@code OVERLOADED}, with a retry-after) when
+     * the fleet's backlog, the time it needs at its measured capacity to clear the work already
+     * queued, reaches its tier's limit: {@code limit} for INTERACTIVE, {@code (1 - reserve) x limit}
+     * for STANDARD ({@link #interactiveReserve}), half of that for BATCH. The lowest tier is shed
+     * first, and interactive traffic never while a lower tier is admitted. Default: off.
+     */
+    public Builder fleetBacklogLimit(Duration limit) {
+      set = SetOnce.mark(set, Option.FLEET_BACKLOG_LIMIT);
+      checkNotNull(limit, "fleetBacklogLimit: null (expected: > 0)");
+      checkArgument(!limit.isNegative() && !limit.isZero(),
+          "fleetBacklogLimit: %s (expected: > 0)", limit);
+      fleetBacklogLimitMillis = Durations.millis(limit);
+      return this;
+    }
+
+    /**
+     * The share of the fleet backlog limit kept for interactive traffic: standard and batch work are
+     * shed before the backlog reaches it. In [0, 0.9]; default
+     * {@value #DEFAULT_INTERACTIVE_RESERVE}.
+     */
+    public Builder interactiveReserve(double share) {
+      set = SetOnce.mark(set, Option.INTERACTIVE_RESERVE);
+      checkArgument(share >= 0 && share <= 0.9,
+          "interactiveReserve: %s (expected: in [0, 0.9])", share);
+      interactiveReserve = share;
+      return this;
+    }
+
+    /**
+     * Per-tenant fairness ({@link Request#tenant()}) under pressure: from half its tier's backlog
+     * limit, a request is refused while its tenant's admitted work exceeds its weighted max-min fair
+     * share of what the fleet admits; a flooding tenant keeps its share and the others theirs.
+     * {@code weights} gives tenants other than weight 1 (each > 0); a request without a tenant counts
+     * as tenant {@code ""}. Requires {@link #fleetBacklogLimit}.
+     */
+    public Builder tenantFairness(Map<String, Double> weights) {
+      set = SetOnce.mark(set, Option.TENANT_FAIRNESS);
+      checkNotNull(weights, "tenantFairness: null (expected: a map of tenant weights, possibly"
+          + " empty)");
+      weights.forEach((tenant, w) -> checkArgument(tenant != null && w != null && w > 0
+              && !w.isInfinite(), "tenantFairness: %s=%s (expected: a tenant and a weight > 0)",
+          tenant, w));
+      tenantWeights = Map.copyOf(weights);
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException if tenant fairness is asked for without a fleet backlog limit
+     */
     public AdmissionController build() {
+      checkState(tenantWeights == null || !Double.isNaN(fleetBacklogLimitMillis),
+          "tenantFairness: set without fleetBacklogLimit (expected: a backlog limit, which says"
+              + " when the fleet is under pressure)");
+      FleetBackpressure backpressure = Double.isNaN(fleetBacklogLimitMillis) ? null
+          : new FleetBackpressure(fleetBacklogLimitMillis, interactiveReserve);
+      TenantFairness fairness = tenantWeights == null ? null : new TenantFairness(tenantWeights);
       return new DeadlineAdmission(deadline, new EnumMap<>(queueLimitMillis), minRetryAfterMillis,
-          NormalQuantile.of(deadlineConfidence));
+          NormalQuantile.of(deadlineConfidence), backpressure, fairness);
     }
   }
 }

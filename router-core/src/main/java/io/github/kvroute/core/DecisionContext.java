@@ -27,6 +27,8 @@ final class DecisionContext extends StandardContext {
   int[] matchedBySlot = new int[64];
   /** An explanation's dry run: breakers are only peeked at, and nothing is reserved. */
   boolean dryRun;
+  /** The router's pending KV moves per link; null outside a router. */
+  TransferBacklog backlog;
 
   void begin(Request request, long nowNanos, RandomSource random, StandardEstimate estimate,
       int members, int maskWords, int slots) {
@@ -71,6 +73,14 @@ final class DecisionContext extends StandardContext {
       v.snapshot = null;
       v.request = null;
     }
+  }
+
+  @Override
+  double linkBacklogMillis(CandidateView prefill, CandidateView decode) {
+    if (backlog == null || !(prefill instanceof MutableView p) || !(decode instanceof MutableView d)) {
+      return 0;
+    }
+    return backlog.millis(p.entry.slot, d.entry.slot);
   }
 
   @Override

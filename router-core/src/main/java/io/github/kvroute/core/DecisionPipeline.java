@@ -52,6 +52,8 @@ final class DecisionPipeline {
   private final StandardEstimate estimate;
   private final PluginGuard guard;
   private final CostModel costModel;
+  private final Topology topology;
+  private final TransferBacklog backlog = new TransferBacklog();
   private final Ticker ticker;
   private final RandomSource random;
   private final int blockSizeTokens;
@@ -73,6 +75,7 @@ final class DecisionPipeline {
     this.estimate = plugins.estimate();
     this.guard = plugins.guard();
     this.costModel = settings.costModel();
+    this.topology = settings.topology();
     this.ticker = settings.ticker();
     this.random = settings.random();
     this.blockSizeTokens = settings.blockSizeTokens();
@@ -102,6 +105,8 @@ final class DecisionPipeline {
     ReplicaEntry[] members = fleet.members();
     DecisionContext s = SCRATCH.get();
     s.begin(request, now, random, estimate, members.length, maskWords, maskWords << 6);
+    s.pairs(costModel, topology);
+    s.backlog = backlog;
     try {
       prepare(s, members, request, now, maskWords);
       RoutingDecision decision = decide(s);
@@ -270,8 +275,9 @@ final class DecisionPipeline {
         ? costModel.kvTransferMillis(request.promptTokens()) : 0;
     OptionalLong capacity = snap.kvCapacityTokens();
     if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
+      // a decode replica's reservations: disaggregated attempts whose KV is still on its way
       long used = LongMath.saturatedAdd(LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
-          snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens);
+          snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens + r.decodeReservedTokens);
       v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
       v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
@@ -288,6 +294,7 @@ final class DecisionPipeline {
             - withPeers);
     v.arrivalsPerSecond = withPeers + v.unseenArrivalsPerSecond;
     v.meanRequestCostMillis = meanWork.millis();
+    v.freedKvTokensPerSecond = r.freedTokensPerSecond;
     v.cacheHitReliability = entry.calibration.reliability();
   }
 
@@ -406,6 +413,9 @@ final class DecisionPipeline {
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);
     if (prefillView != null) {
+      lease.backlog = backlog;
+      lease.link = TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot);
+      lease.moveMicros = Math.round(s.moveMillis(prefillView, chosen) * 1000);
       chosen.entry.ledger.holdDecode(lease);
     }
     Lease superseded = leases.supersede(lease);

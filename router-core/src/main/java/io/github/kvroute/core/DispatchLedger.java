@@ -102,6 +102,12 @@ final class DispatchLedger {
   private long sinceOutstandingTokens;
   @GuardedBy("this")
   private long sinceKvTokens;
+  /**
+   * KV tokens of disaggregated attempts held here whose KV has not arrived yet (no first token):
+   * reserved, but in no report of the replica's.
+   */
+  @GuardedBy("this")
+  private long decodeReservedTokens;
   @GuardedBy("this")
   private double baseQueueMillis;
   @GuardedBy("this")
@@ -155,6 +161,8 @@ final class DispatchLedger {
     int sinceCount;
     long sinceOutstandingTokens;
     long sinceKvTokens;
+    /** KV tokens reserved here by disaggregated attempts whose KV is still on its way. */
+    long decodeReservedTokens;
     /** The queue estimate: {@link #replayQueueMillis}, or with first tokens the pending-work one. */
     double queueMillis;
     /** The report replayed with this router's sends since (what the estimate is without first tokens). */
@@ -191,6 +199,7 @@ final class DispatchLedger {
     out.sinceCount = sinceCount;
     out.sinceOutstandingTokens = sinceOutstandingTokens;
     out.sinceKvTokens = sinceKvTokens;
+    out.decodeReservedTokens = decodeReservedTokens;
     out.replayQueueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
     out.queueMillis = streaming ? pendingQueueMillis(nowNanos) : out.replayQueueMillis;
     out.ownRatePerSecond = ownRate.perSecond(nowNanos);
@@ -308,6 +317,11 @@ final class DispatchLedger {
       return;
     }
     lease.decodeHeld = true;
+    lease.decodeReserved = true;
+    decodeReservedTokens += lease.outstandingTokens();
+    if (lease.backlog != null) {
+      lease.backlog.add(lease.link, lease.moveMicros);
+    }
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
@@ -333,9 +347,24 @@ final class DispatchLedger {
       return;
     }
     lease.decodeHeld = false;
+    decodeArrived(lease);
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
+  }
+
+  /**
+   * A disaggregated attempt's first token: its KV has arrived here, so the replica's own reports count
+   * it from now on and the reservation ends (idempotent).
+   */
+  synchronized void decodeArrived(Lease lease) {
+    if (lease.decodeReserved) {
+      lease.decodeReserved = false;
+      decodeReservedTokens -= lease.outstandingTokens();
+      if (lease.backlog != null) {
+        lease.backlog.remove(lease.link, lease.moveMicros);
+      }
+    }
   }
 
   /**

@@ -64,6 +64,9 @@ final class Feedback {
     } else {
       release(lease);
       lease.prefillTarget().ledger.finished(lease, ticker.read());
+      if (lease.prefillReplica != null) {
+        lease.replica.ledger.finished(lease, ticker.read());
+      }
       learn(lease, outcome);
       result = UpdateResult.APPLIED;
     }
@@ -94,6 +97,9 @@ final class Feedback {
       return UpdateResult.MISMATCHED_REPLICA;
     }
     long now = ticker.read();
+    if (lease.prefillReplica != null) {
+      lease.replica.ledger.decodeArrived(lease);
+    }
     if (!lease.prefillTarget().ledger.firstToken(lease, now)) {
       return UpdateResult.DUPLICATE;
     }

@@ -54,6 +54,12 @@ final class Lease {
   // the decode replica's books (disaggregated attempts), guarded by that replica's ledger
   boolean decodeHeld;
   boolean decodeReleased;
+  /** Its KV is reserved on the decode replica until its first token says the KV arrived. */
+  boolean decodeReserved;
+  /** Its KV move on the pair's link while {@link #decodeReserved}: where, how long, whose books. */
+  TransferBacklog backlog;
+  long link;
+  long moveMicros;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,

@@ -42,6 +42,8 @@ final class MutableView implements CandidateView {
   /** Negative when unknown; {@code Optional}s are built only when a policy asks. */
   double kvUtilization = -1;
   long freeKvTokens = -1;
+  /** KV tokens freed here per second by finishing sends (for a decode replica's readiness). */
+  double freedKvTokensPerSecond;
   double unseenArrivalsPerSecond;
   double arrivalsPerSecond;
   double meanRequestCostMillis;

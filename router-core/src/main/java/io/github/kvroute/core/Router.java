@@ -93,7 +93,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private Router(Builder b, RoutingPolicy policy) {
     long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
     RouterSettings settings = new RouterSettings(b.costModel, b.blockSizeTokens, capacityBlocks,
-        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.maxClockSkew, b.maxEpochAdvance, b.ticker, b.random);
+        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.maxClockSkew, b.maxEpochAdvance, b.ticker,
+        b.random, b.topology);
     this.policyName = policy.name();
     this.blockSizeTokens = b.blockSizeTokens;
     this.costModel = b.costModel;
@@ -373,12 +374,13 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private int indexWriteBufferLimit = 1 << 16;
     private Duration maxClockSkew = Duration.ofSeconds(5);
     private long maxEpochAdvance = DEFAULT_MAX_EPOCH_ADVANCE;
+    private Topology topology = Topology.uniform();
     /** This builder's options, each set once ({@link SetOnce}). */
     private enum Option {
       POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
       DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, TELEMETRY_SOURCES, LEASE_TIMEOUT,
       PEER_ROUTERS, BREAKER,
-      INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE
+      INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE, TOPOLOGY
     }
 
     private long set;
@@ -595,6 +597,17 @@ public final class Router implements TelemetrySink, AutoCloseable {
       checkArgument(advance >= 1 && advance <= ReplicaSnapshot.MAX_EPOCH,
           "maxEpochAdvance: %s (expected: in [1, %s])", advance, ReplicaSnapshot.MAX_EPOCH);
       this.maxEpochAdvance = advance;
+      return this;
+    }
+
+    /**
+     * Where the replicas sit and how fast their links move KV, for a disaggregated fleet's pair
+     * choice (the transfer from prefill to decode replica). Default {@link Topology#uniform()}:
+     * every pair at the cost model's transfer bandwidth.
+     */
+    public Builder topology(Topology topology) {
+      set = SetOnce.mark(set, Option.TOPOLOGY);
+      this.topology = checkNotNull(topology, "topology: null (expected: non-null)");
       return this;
     }
 

@@ -14,8 +14,9 @@ import java.time.Duration;
  * @param maxClockSkew how far in the future a report may be stamped before it is ignored
  * @param maxEpochAdvance how far a replica's epoch may run ahead of the known one, beyond the
  *     nanoseconds elapsed since the router learnt that one, before a report or event is ignored
+ * @param topology where replicas sit, for pricing a disaggregated pair's KV transfer
  */
 record RouterSettings(CostModel costModel, int blockSizeTokens, long defaultCapacityBlocks,
     int peerRouters, BreakerConfig breakerConfig, Duration leaseTimeout, Duration maxClockSkew,
     long maxEpochAdvance, Ticker ticker,
-    RandomSource random) {}
+    RandomSource random, Topology topology) {}

@@ -44,6 +44,17 @@ public final class RoutingContexts {
   }
 
   /**
+   * As {@link #fixed(Request, List, RandomSource, long, CostModel)}, with a disaggregated pair's KV
+   * move priced over {@code topology}'s links.
+   */
+  public static RoutingContext fixed(Request request, List<CandidateView> views, RandomSource random,
+      long nowNanos, CostModel model, Topology topology) {
+    RoutingContext ctx = fixed(request, views, random, nowNanos, model);
+    ((Fixed) ctx).pairs(model, checkNotNull(topology, "topology: null (expected: non-null)"));
+    return ctx;
+  }
+
+  /**
    * Views in their role lists, estimated by {@code terms} (empty: every estimate is empty). A view
    * that a term vetoes ({@code +Infinity}) is left out, as the router leaves it out.
    */

@@ -18,6 +18,14 @@ abstract class StandardContext implements RoutingContext {
   long nowNanos;
   RandomSource random;
   StandardEstimate estimate;
+  /** For a disaggregated pair's transfer; null model: the decode view's own transfer time. */
+  CostModel costModel;
+  Topology topology = Topology.uniform();
+
+  void pairs(CostModel model, Topology placement) {
+    this.costModel = model;
+    this.topology = placement;
+  }
 
   @Override
   public final Request request() {
@@ -42,5 +50,30 @@ abstract class StandardContext implements RoutingContext {
   @Override
   public final double estimateMillis(CandidateView candidate) {
     return estimate.totalMillis(request, candidate);
+  }
+
+  @Override
+  public final double kvTransferMillis(CandidateView prefill, CandidateView decode) {
+    return moveMillis(prefill, decode) + linkBacklogMillis(prefill, decode);
+  }
+
+  /** The move alone over the pair's link, without the moves ahead of it there. */
+  final double moveMillis(CandidateView prefill, CandidateView decode) {
+    if (costModel == null || topology.isUniform()) {
+      return decode.kvTransferMillis();
+    }
+    return TransferCost.millis(request.promptTokens(), prefill.replicaId(), decode.replicaId(),
+        topology, costModel);
+  }
+
+  /** Moves ahead of this one on the pair's link: none unless the router keeps books of them. */
+  double linkBacklogMillis(CandidateView prefill, CandidateView decode) {
+    return 0;
+  }
+
+  @Override
+  public final double decodeWaitMillis(CandidateView decode) {
+    double freed = decode instanceof MutableView v ? v.freedKvTokensPerSecond : 0;
+    return DecodeFit.waitMillis(request, decode, freed);
   }
 }

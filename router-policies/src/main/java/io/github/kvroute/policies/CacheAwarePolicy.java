@@ -5,6 +5,7 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.PairSelection;
 import java.util.List;
 
 /**
@@ -46,6 +47,10 @@ import java.util.List;
  * worker") puts the worker's processed-request count between the two, which the views do not carry. SMG computes
  * min and max L over all registered workers of the model; here over the eligible candidates.
  *
+ * <p>Disaggregated fleets: as SGLang's PD router with one {@code --policy} (its prefill and decode
+ * policies fall back to it), this rule picks the prefill replica, then the decode replica among those
+ * that can hold the request's KV when prefill ends ({@link PdPairs}).
+ *
  * <p>Thread-safety: immutable.
  */
 final class CacheAwarePolicy implements RoutingPolicy {
@@ -73,7 +78,8 @@ final class CacheAwarePolicy implements RoutingPolicy {
   public RoutingDecision route(RoutingContext context) {
     List<CandidateView> candidates = context.candidates();
     if (candidates.isEmpty()) {
-      return context.noCandidates();
+      return PairSelection.isDisaggregated(context) ? PdPairs.split(context, this, this)
+          : context.noCandidates();
     }
     int minLoad = Integer.MAX_VALUE;
     int maxLoad = 0;

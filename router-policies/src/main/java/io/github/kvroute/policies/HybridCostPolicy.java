@@ -7,6 +7,7 @@ import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.core.CostTerm;
+import io.github.kvroute.core.PairSelection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -36,10 +37,10 @@ import java.util.Optional;
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
  *
- * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the prefill
- * replica is the one with the least weighted cost; the decode replica the one with the least weighted
- * transfer plus KV-pressure cost; the decision's cost is the prefill side's predicted TTFT plus the
- * decode side's transfer and KV pressure, its score the same sum weighted.
+ * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the pair
+ * of least weighted prefill cost plus weighted KV move over the pair's link, among pairs whose decode
+ * replica can hold the request by the time the prefill ends ({@link PairSelection#leastCost}); the
+ * decision's cost is the pair's predicted TTFT.
  *
  * <p>Stale telemetry: with {@code stale=exclude}, candidates whose reports are older than the router's
  * staleness limit are skipped while fresher ones exist; with none fresh the request is rejected
@@ -127,40 +128,8 @@ final class HybridCostPolicy implements RoutingPolicy {
   }
 
   private RoutingDecision routePair(RoutingContext context) {
-    CandidateView prefill = null;
-    CostBreakdown prefillCost = null;
-    double prefillScore = Double.POSITIVE_INFINITY;
-    for (CandidateView c : context.prefillCandidates()) {
-      CostBreakdown cost = context.estimate(c);
-      double score = weightedMillis(cost);
-      if (prefillCost == null || score < prefillScore) {
-        prefill = c;
-        prefillCost = cost;
-        prefillScore = score;
-      }
-    }
-    CandidateView decode = null;
-    double decodeMillis = 0;
-    double decodeScore = Double.POSITIVE_INFINITY;
-    for (CandidateView c : context.decodeCandidates()) {
-      CostBreakdown e = context.estimate(c);
-      double transfer = e.millis(CostTerm.TRANSFER.termName()).orElse(0);
-      double pressure = e.millis(CostTerm.KV_PRESSURE.termName()).orElse(0);
-      double score =
-          weight(CostTerm.TRANSFER) * transfer + weight(CostTerm.KV_PRESSURE) * pressure;
-      if (score < decodeScore) {
-        decode = c;
-        decodeMillis = transfer + pressure;
-        decodeScore = score;
-      }
-    }
-    CostBreakdown.Builder b = CostBreakdown.newBuilder();
-    for (int i = 0; i < prefillCost.size(); i++) {
-      b.add("prefill-side " + prefillCost.term(i), prefillCost.millis(i));
-    }
-    b.add("decode-side", decodeMillis);
-    return RoutingDecision.routedPair(prefill, decode, b.build())
-        .withScore(prefillScore + decodeScore);
+    return PairSelection.leastCost(context, c -> weightedMillis(context.estimate(c)),
+        weight(CostTerm.TRANSFER));
   }
 
   /** The weighted total of {@code raw}: the ranking's term part. */

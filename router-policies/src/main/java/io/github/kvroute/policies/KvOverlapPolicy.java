@@ -5,6 +5,7 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.PairSelection;
 import java.util.List;
 
 /**
@@ -46,6 +47,10 @@ import java.util.List;
  * The decision carries no cost of its own (block counts are not milliseconds); the router estimates
  * the chosen replica's TTFT for admission.
  *
+ * <p>Disaggregated fleets: this cost on the prefill pool, then on the decode replicas ready for the
+ * request ({@link PdPairs}); decode replicas hold no indexed prefix, so there the overlap term is 0
+ * and the decode blocks decide, as Dynamo's decode stage runs with overlap scoring disabled.
+ *
  * <p>Thread-safety: immutable; allocation-free (costs are recomputed in each pass).
  */
 final class KvOverlapPolicy implements RoutingPolicy {
@@ -68,7 +73,8 @@ final class KvOverlapPolicy implements RoutingPolicy {
   public RoutingDecision route(RoutingContext context) {
     List<CandidateView> candidates = context.candidates();
     if (candidates.isEmpty()) {
-      return context.noCandidates();
+      return PairSelection.isDisaggregated(context) ? PdPairs.split(context, this, this)
+          : context.noCandidates();
     }
     int promptTokens = context.request().promptTokens();
     double blockSize = context.request().prompt().blockSizeTokens();

@@ -6,6 +6,7 @@ import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.PairSelection;
 import java.util.List;
 
 /**
@@ -30,6 +31,8 @@ import java.util.List;
  * so it is fresher than SMG's poll). The request count is {@link CandidateView#inFlightRequests()},
  * this router's own in-flight count, as SMG's {@code worker.load()} is the gateway's own count.
  *
+ * <p>Disaggregated fleets: as SGLang's PD router, this rule on each pool ({@link PdPairs}).
+ *
  * <p>Thread-safety: stateless; the two samples come from {@link RoutingContext#random()}.
  */
 final class PowerOfTwoPolicy implements RoutingPolicy {
@@ -45,7 +48,8 @@ final class PowerOfTwoPolicy implements RoutingPolicy {
     List<CandidateView> candidates = context.candidates();
     int n = candidates.size();
     if (n == 0) {
-      return context.noCandidates();
+      return PairSelection.isDisaggregated(context) ? PdPairs.split(context, this, this)
+          : context.noCandidates();
     }
     if (n == 1) {
       return RoutingDecision.routed(candidates.get(0), CostBreakdown.empty());

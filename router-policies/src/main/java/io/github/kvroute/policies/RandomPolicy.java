@@ -4,6 +4,7 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.PairSelection;
 
 /**
  * Picks a candidate uniformly at random: the load- and cache-blind baseline.
@@ -13,6 +14,8 @@ import io.github.kvroute.api.RoutingPolicy;
  * {@code random} (registered name in {@code vllm-project/aibrix}
  * {@code pkg/plugins/gateway/algorithms/}; also AIBrix's fallback when nothing can be scored).
  * Randomness comes from {@link RoutingContext#random()}, so decisions reproduce from the router's seed.
+ *
+ * <p>Disaggregated fleets: as SGLang's PD router, this rule on each pool ({@link PdPairs}).
  *
  * <p>Thread-safety: stateless.
  */
@@ -28,7 +31,8 @@ final class RandomPolicy implements RoutingPolicy {
   public RoutingDecision route(RoutingContext context) {
     int n = context.candidates().size();
     if (n == 0) {
-      return context.noCandidates();
+      return PairSelection.isDisaggregated(context) ? PdPairs.split(context, this, this)
+          : context.noCandidates();
     }
     return RoutingDecision.routed(
         context.candidates().get(context.random().nextInt(n)), CostBreakdown.empty());

@@ -6,6 +6,7 @@ import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.core.PairSelection;
 import java.util.List;
 import java.util.OptionalDouble;
 
@@ -38,6 +39,9 @@ import java.util.OptionalDouble;
  * {@link CandidateView#kvUtilization()} (the report plus this router's sends since it) or the report's
  * ratio; unknown counts as 0 usage (llm-d's zero-valued metric).
  *
+ * <p>Disaggregated fleets: these scorers on the prefill pool, then on the decode replicas ready for
+ * the request ({@link PdPairs}), as llm-d's disaggregation runs a profile per stage.
+ *
  * <p>Thread-safety: immutable; allocation-free.
  */
 final class WeightedScorePolicy implements RoutingPolicy {
@@ -68,7 +72,8 @@ final class WeightedScorePolicy implements RoutingPolicy {
   public RoutingDecision route(RoutingContext context) {
     List<CandidateView> candidates = context.candidates();
     if (candidates.isEmpty()) {
-      return context.noCandidates();
+      return PairSelection.isDisaggregated(context) ? PdPairs.split(context, this, this)
+          : context.noCandidates();
     }
     int minQ = Integer.MAX_VALUE;
     int maxQ = Integer.MIN_VALUE;

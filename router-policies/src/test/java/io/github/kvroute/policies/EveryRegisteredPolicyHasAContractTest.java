@@ -31,7 +31,8 @@ class EveryRegisteredPolicyHasAContractTest {
       new PrebleE2ContractTest()::policyName,
       new SessionAffinityContractTest()::policyName,
       new AdapterAffinityContractTest()::policyName,
-      new AdapterAffinityCacheAwareContractTest()::policyName);
+      new AdapterAffinityCacheAwareContractTest()::policyName,
+      new PdSplitContractTest()::policyName);
 
   @Test
   void contractsCoverTheRegistry() {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.OutcomeStatus;
 import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.RejectReason;
 import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
@@ -17,6 +18,7 @@ import io.github.kvroute.api.RouterListener;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicyRegistry;
 import io.github.kvroute.api.UpdateResult;
+import io.github.kvroute.core.PairSelection;
 import io.github.kvroute.core.Router;
 import io.github.kvroute.core.RouterStats;
 import java.util.List;
@@ -66,7 +68,8 @@ class HybridCostDisaggregatedTest {
     assertThat(d.replicaId()).isEqualTo("D2");
     // 10 ms queue + 20 + 0.035 x 6,000 prefill on P1, then a 6,000-token KV move of ~95 ms to D2
     assertThat(d.cost().totalMillis()).isCloseTo(10 + 20 + 0.035 * 6_000 + 95, within(1e-6));
-    assertThat(d.cost().millis("decode-side").getAsDouble()).isCloseTo(95, within(1e-6));
+    assertThat(d.cost().millis(PairSelection.TRANSFER_TERM).getAsDouble())
+        .isCloseTo(95, within(1e-6));
   }
 
   @Test
@@ -102,6 +105,24 @@ class HybridCostDisaggregatedTest {
 
     assertThat(orphaned).containsExactly(new RequestRef("q-1", 1));
     assertThat(router.stats().inFlight()).isZero();
+  }
+
+  @Test
+  void aPairReservesItsKvOnTheDecodeReplicaUntilItsFirstToken() {
+    // D2 has 990 x 16 = 15,840 free tokens; each request needs 6,000 + 256 planned output
+    RoutingDecision first = router.route(request);
+    RoutingDecision second = router.route(request.toBuilder().id("q-2").build());
+    RoutingDecision third = router.route(request.toBuilder().id("q-3").build());
+
+    assertThat(first.replicaId()).isEqualTo("D2");
+    assertThat(second.replicaId()).isEqualTo("D2");
+    assertThat(third.isRouted()).isFalse();
+    assertThat(third.reason()).isEqualTo(RejectReason.OVERLOADED);
+    assertThat(third.detail()).contains("no decode replica can hold 6256 KV tokens");
+
+    // the first's KV has arrived: D2's own reports count it from now on
+    router.onFirstToken("q-1", 1, "D2", first.epoch());
+    assertThat(router.route(request.toBuilder().id("q-4").build()).replicaId()).isEqualTo("D2");
   }
 
   @Test

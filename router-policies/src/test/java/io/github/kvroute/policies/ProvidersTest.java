@@ -40,7 +40,8 @@ class ProvidersTest {
         Arguments.of(WeightedScorePolicyProvider.class, "weighted-score"),
         Arguments.of(PrebleE2PolicyProvider.class, "preble-e2"),
         Arguments.of(SessionAffinityPolicyProvider.class, "session-affinity"),
-        Arguments.of(AdapterAffinityPolicyProvider.class, "adapter-affinity"));
+        Arguments.of(AdapterAffinityPolicyProvider.class, "adapter-affinity"),
+        Arguments.of(PdSplitPolicyProvider.class, "pd-split"));
   }
 
   @ParameterizedTest(name = "{1}")

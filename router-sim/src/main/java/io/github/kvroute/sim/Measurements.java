@@ -1,6 +1,7 @@
 package io.github.kvroute.sim;
 
 import java.time.Duration;
+import io.github.kvroute.api.Priority;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -35,6 +36,22 @@ final class Measurements {
   long admittedPromptTokens;
   long cachedPromptTokens;
   long recomputedTokens;
+  /** Disaggregated attempts' KV moves, and their time from the prefill's end to arrival. */
+  long transfers;
+  long transferNanos;
+  /** Whether the run's notes give per-tier and per-tenant figures (a request-control variant). */
+  boolean classNotes;
+  /** Whether the run's notes count hedges (a hedging variant). */
+  boolean hedgeNotes;
+  final Histogram interactiveTtftMicros = new Histogram(3);
+  long interactiveOffered;
+  long interactiveWithinSlo;
+  /** Prompt tokens offered and completed per tenant (as many entries as the workload has tenants). */
+  final Map<String, Long> tenantOfferedTokens = new TreeMap<>();
+  final Map<String, Long> tenantCompletedTokens = new TreeMap<>();
+  /** Hedges started, and the prompt tokens their duplicate prefills asked for. */
+  long hedges;
+  long hedgePrefillTokens;
   long firstArrivalNanos = -1;
   long lastArrivalNanos = -1;
 
@@ -64,6 +81,24 @@ final class Measurements {
     if (ttftNanos <= deadlineNanos) {
       withinSlo++;
     }
+  }
+
+  void offeredByClass(SimRequest r) {
+    if (r.priority() == Priority.INTERACTIVE) {
+      interactiveOffered++;
+    }
+    tenantOfferedTokens.merge(r.tenant().orElse(""), (long) r.promptTokens(), Long::sum);
+  }
+
+  /** A completed request by its tier and tenant (its TTFT against the scenario's objective). */
+  void byClass(SimRequest r, long ttftNanos) {
+    if (r.priority() == Priority.INTERACTIVE) {
+      interactiveTtftMicros.recordValue(Math.max(0, ttftNanos / 1_000));
+      if (ttftNanos <= sloNanos) {
+        interactiveWithinSlo++;
+      }
+    }
+    tenantCompletedTokens.merge(r.tenant().orElse(""), (long) r.promptTokens(), Long::sum);
   }
 
   void rejected(String reason) {

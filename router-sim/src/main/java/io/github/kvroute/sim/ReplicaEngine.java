@@ -1,6 +1,7 @@
 package io.github.kvroute.sim;
 
 import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaState;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,8 @@ final class ReplicaEngine {
   final int index;
   final String id;
   final ReplicaModel model;
+  /** PREFILL replicas hand every prompt's KV on; DECODE replicas receive it; MIXED do both. */
+  final ReplicaRole role;
   final KvCache kv;
   final AdapterSlots adapters;
   final EngineCounters counters = new EngineCounters();
@@ -78,7 +81,13 @@ final class ReplicaEngine {
 
   ReplicaEngine(int index, ReplicaModel model, int blockSize, BlockRegistry registry,
       boolean kvEvents, ReplicaHost host) {
+    this(index, model, ReplicaRole.MIXED, blockSize, registry, kvEvents, host);
+  }
+
+  ReplicaEngine(int index, ReplicaModel model, ReplicaRole role, int blockSize,
+      BlockRegistry registry, boolean kvEvents, ReplicaHost host) {
     this.index = index;
+    this.role = role;
     this.id = "replica-" + index;
     this.model = model;
     this.blockSize = blockSize;
@@ -92,6 +101,9 @@ final class ReplicaEngine {
 
   /** A routed attempt reaches this replica now. */
   void receive(Sequence s) {
+    if (s.cancelled) {
+      return; // the host cancelled it on its way here
+    }
     requestsReceived++;
     if (state != ReplicaState.READY || s.routedEpoch != epoch) {
       host.failed(this, s, OutcomeStatus.CONNECTION_FAILED,
@@ -249,7 +261,8 @@ final class ReplicaEngine {
 
   private void startPass(Sequence s, int hits, long now) {
     int hold = s.tokensToHold();
-    int cached = kv.cachedTokens(hits, s.promptTokens, hold);
+    // KV that arrived by transfer is held, not computed (until a preemption drops it)
+    int cached = s.kvArrived ? hold : kv.cachedTokens(hits, s.promptTokens, hold);
     counters.admitted(hold, cached);
     s.prefillRemaining = hold - cached;
     s.prefillStarted = false;
@@ -282,6 +295,7 @@ final class ReplicaEngine {
 
   private void preempt(Sequence v) {
     running.remove(running.size() - 1);
+    v.kvArrived = false; // recompute preemption: the transferred KV is gone too
     release(v);
     v.prefillRemaining = 0;
     v.prefillStarted = false;
@@ -306,6 +320,7 @@ final class ReplicaEngine {
     long work = 0;
     int kept = 0;
     List<Sequence> finished = null;
+    List<Sequence> handedOff = null;
     for (int i = 0, n = running.size(); i < n; i++) {
       Sequence s = running.get(i);
       boolean emitted = false;
@@ -317,6 +332,14 @@ final class ReplicaEngine {
         if (s.prefillRemaining == 0) {
           kv.register(s);
           emitted = true;
+          if (s.handsOff()) {
+            // the prefill half is done: its KV leaves for the decode replica
+            if (handedOff == null) {
+              handedOff = new ArrayList<>();
+            }
+            handedOff.add(s);
+            continue;
+          }
         }
       } else if (s.decoding) {
         s.decoding = false;
@@ -331,6 +354,11 @@ final class ReplicaEngine {
           s.firstTokenAtNanos = host.now();
           counters.firstToken(s, host.now());
           host.firstToken(this, s);
+          if (s.cancelled) {
+            // a hedge of the same request answered first: the host cancels this attempt
+            release(s);
+            continue;
+          }
         }
         if (s.generated >= s.outputTokens) {
           release(s);
@@ -351,7 +379,17 @@ final class ReplicaEngine {
         host.work(this, work / run, runStart + m * runStepNanos);
       }
     }
+    if (handedOff != null) {
+      for (Sequence s : handedOff) {
+        release(s);
+      }
+    }
     flushKvEvents();
+    if (handedOff != null) {
+      for (Sequence s : handedOff) {
+        host.prefilled(this, s);
+      }
+    }
     if (finished != null) {
       for (Sequence s : finished) {
         counters.finished(s);

@@ -19,6 +19,12 @@ interface ReplicaHost {
   /** {@code s} emitted its first token now (once per attempt; a streaming gateway sees it). */
   void firstToken(ReplicaEngine replica, Sequence s);
 
+  /**
+   * The prefill half of a disaggregated attempt finished its prompt now; its blocks are released (the
+   * prefix stays cached) and the KV is handed to {@code s}'s decode replica.
+   */
+  void prefilled(ReplicaEngine replica, Sequence s);
+
   /** {@code s} generated its last token now; its blocks are released. */
   void finished(ReplicaEngine replica, Sequence s);
 

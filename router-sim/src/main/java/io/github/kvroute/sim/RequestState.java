@@ -15,6 +15,17 @@ final class RequestState {
   /** The router's view of the latest attempt. */
   io.github.kvroute.api.Request current;
   int attempts;
+  /** The attempt whose first token came first (the authoritative one); -1 before any. */
+  int firstTokenAttempt = -1;
+  /** Whether a hedge attempt was started, and the first attempt's predicted TTFT. */
+  boolean hedged;
+  /** A hedged request's attempts on replicas or on their way (two at most), for cancelling the loser. */
+  final java.util.List<Sequence> racing = new java.util.ArrayList<>(2);
+  double firstPredictedMillis = Double.NaN;
+  /** The latest disaggregated attempt's prefill half: when it was enqueued and admitted, its reuse. */
+  long pairEnqueuedAtNanos;
+  long pairAdmittedAtNanos;
+  int pairCachedTokens;
   boolean admitted;
   boolean firstPrefillMeasured;
   /** The router's cost breakdown for the last routed attempt. */

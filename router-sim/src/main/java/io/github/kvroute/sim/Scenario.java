@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkNotNull;
 import static com.google.common.base.Preconditions.checkState;
 
 import com.google.common.collect.ImmutableList;
+import io.github.kvroute.core.Topology;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -60,6 +61,12 @@ public final class Scenario {
   private final TelemetryProfile telemetry;
   private final double priorErrorFactor;
   private final Faults faults;
+  private final int prefillReplicas;
+  private final Topology topology;
+  private final RequestControls controls;
+  private final double slowTailShare;
+  private final long slowTailMillis;
+  private final ImmutableList<RequestControls> controlSweep;
 
   private Scenario(Builder b) {
     name = b.name;
@@ -87,6 +94,12 @@ public final class Scenario {
     telemetry = b.telemetry;
     priorErrorFactor = b.priorErrorFactor;
     faults = b.faults;
+    prefillReplicas = b.prefillReplicas;
+    topology = b.topology;
+    controls = b.controls;
+    controlSweep = b.controlSweep;
+    slowTailShare = b.slowTailShare;
+    slowTailMillis = b.slowTailMillis;
   }
 
   public static Builder newBuilder() {
@@ -118,6 +131,12 @@ public final class Scenario {
     b.telemetry = telemetry;
     b.priorErrorFactor = priorErrorFactor;
     b.faults = faults;
+    b.prefillReplicas = prefillReplicas;
+    b.topology = topology;
+    b.controls = controls;
+    b.controlSweep = controlSweep;
+    b.slowTailShare = slowTailShare;
+    b.slowTailMillis = slowTailMillis;
     return b;
   }
 
@@ -223,6 +242,47 @@ public final class Scenario {
     return retries;
   }
 
+  /**
+   * How many replicas (the first ones) are disaggregated PREFILL replicas, the rest DECODE; 0 (the
+   * default) for a fleet of whole-request replicas.
+   */
+  public int prefillReplicas() {
+    return prefillReplicas;
+  }
+
+  /** Whether the fleet is disaggregated into prefill and decode replicas. */
+  public boolean disaggregated() {
+    return prefillReplicas > 0;
+  }
+
+  /**
+   * Where the replicas sit and how fast their links move KV: the transfer stage's timing, and what
+   * the routers are told ({@code Router.Builder.topology}). Default {@link Topology#uniform()}.
+   */
+  public Topology topology() {
+    return topology;
+  }
+
+  /** The request-path controls the routers use; default {@link RequestControls#NONE}. */
+  public RequestControls controls() {
+    return controls;
+  }
+
+  /** The share of attempts stranded on a slow path before reaching their replica; default 0. */
+  public double slowTailShare() {
+    return slowTailShare;
+  }
+
+  /** How long a stranded attempt takes to reach its replica. */
+  public long slowTailMillis() {
+    return slowTailMillis;
+  }
+
+  /** The controls {@link #variants()} sweeps; empty when there are none. */
+  public List<RequestControls> controlSweep() {
+    return controlSweep;
+  }
+
   /** The telemetry delays {@link #variants()} sweeps; empty when there are no variants. */
   public List<Long> telemetryDelaySweepMillis() {
     return telemetryDelaySweepMillis;
@@ -237,13 +297,18 @@ public final class Scenario {
   }
 
   /**
-   * The runs this scenario stands for when it is a sweep: one per telemetry delay, named
-   * {@code name/d=250ms}; empty for an ordinary scenario. Each variant is this scenario with that
+   * The runs this scenario stands for when it is a sweep: one per request-control value, named
+   * {@code name/on}, then one per telemetry delay, named {@code name/d=250ms}; empty for an
+   * ordinary scenario. Each variant is this scenario with that
    * delay, so other overrides made through {@link #toBuilder()} carry into every variant (and a
    * telemetry delay set on this scenario is replaced by the sweep's).
    */
   public List<Scenario> variants() {
     ImmutableList.Builder<Scenario> out = ImmutableList.builder();
+    for (RequestControls c : controlSweep) {
+      out.add(toBuilder().name(name + "/" + c.label()).controls(c)
+          .controlSweep(List.of()).build());
+    }
     for (long d : telemetryDelaySweepMillis) {
       out.add(toBuilder().name(name + "/d=" + d + "ms").telemetryDelayMillis(d)
           .telemetryDelaySweepMillis(List.of()).build());
@@ -284,6 +349,12 @@ public final class Scenario {
     private TelemetryProfile telemetry = TelemetryProfile.VLLM;
     private double priorErrorFactor = 1.5;
     private Faults faults = Faults.NONE;
+    private int prefillReplicas;
+    private Topology topology = Topology.uniform();
+    private RequestControls controls = RequestControls.NONE;
+    private double slowTailShare;
+    private long slowTailMillis;
+    private ImmutableList<RequestControls> controlSweep = ImmutableList.of();
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -470,6 +541,49 @@ public final class Scenario {
       return this;
     }
 
+    /** The first {@code v} replicas prefill and the rest decode; default 0 (no disaggregation). */
+    public Builder prefillReplicas(int v) {
+      once("prefillReplicas");
+      checkArgument(v >= 0, "prefillReplicas: %s (expected: >= 0)", v);
+      prefillReplicas = v;
+      return this;
+    }
+
+    /** Replica placement and link bandwidths (replica ids are {@code replica-N}). */
+    public Builder topology(Topology v) {
+      once("topology");
+      topology = checkNotNull(v, "topology: null (expected: non-null)");
+      return this;
+    }
+
+    /** The routers' request-path controls; default {@link RequestControls#NONE}. */
+    public Builder controls(RequestControls v) {
+      once("controls");
+      controls = checkNotNull(v, "controls: null (expected: non-null)");
+      return this;
+    }
+
+    /**
+     * A slow tail: each attempt, with probability {@code share}, strands on a slow path (a
+     * congested network hop, a stuck connection) and reaches its replica {@code millis} late.
+     * Default none.
+     */
+    public Builder slowTail(double share, long millis) {
+      once("slowTail");
+      checkArgument(share >= 0 && share <= 1, "slowTail.share: %s (expected: in [0, 1])", share);
+      checkArgument(millis >= 0, "slowTail.millis: %s (expected: >= 0)", millis);
+      slowTailShare = share;
+      slowTailMillis = millis;
+      return this;
+    }
+
+    /** Request controls to sweep as {@link Scenario#variants()}; default none. */
+    public Builder controlSweep(List<RequestControls> v) {
+      once("controlSweep");
+      controlSweep = ImmutableList.copyOf(checkNotNull(v, "controlSweep: null (expected: a list)"));
+      return this;
+    }
+
     /** Faults beyond crashes; default {@link Faults#NONE}. */
     public Builder faults(Faults v) {
       once("faults");
@@ -502,6 +616,9 @@ public final class Scenario {
       checkArgument(faults.kvEventBatchLoss() == 0 || kvEvents
           || telemetry.alwaysKvEvents(),
           "faults.kvEventBatchLoss: %s (expected: 0 without KV events)", faults.kvEventBatchLoss());
+      checkArgument(prefillReplicas == 0 || prefillReplicas < replicas,
+          "prefillReplicas: %s (expected: 0, or fewer than replicas = %s to leave decode replicas)",
+          prefillReplicas, replicas);
       return new Scenario(this);
     }
   }

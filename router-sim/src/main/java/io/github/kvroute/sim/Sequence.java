@@ -35,6 +35,19 @@ final class Sequence {
   int estimatedUncached;
   boolean running;
 
+  // disaggregated attempts (prefill on one replica, decode on another)
+  /** On the prefill replica: hand the KV to this decode replica when the prefill ends; -1 if none. */
+  int decodeReplica = -1;
+  /** The decode replica's epoch the router chose. */
+  long decodeEpoch;
+  /** On the decode replica: the prompt's KV arrived by transfer (no prefill here unless preempted). */
+  boolean kvArrived;
+  /** On the decode replica: the prefill replica its KV came from; -1 if none. */
+  int pairedFrom = -1;
+
+  /** Lost the race to a hedge of the same request: dropped at its first token. */
+  boolean cancelled;
+
   CachedBlock[] pins;
   int pinnedCount;
   int privateBlocks;
@@ -47,6 +60,11 @@ final class Sequence {
     this.prompt = request.request.prompt();
     this.promptTokens = request.request.promptTokens();
     this.outputTokens = request.request.outputTokens();
+  }
+
+  /** Whether this is the prefill half of a disaggregated attempt. */
+  boolean handsOff() {
+    return decodeReplica >= 0;
   }
 
   /** Tokens whose KV the sequence holds in its current pass: the prompt plus what it generated. */

@@ -59,6 +59,36 @@ final class Shapes {
   }
 
   /**
+   * The tenant-burst shape: a share {@code bulkShare} of requests comes from one bulk tenant
+   * ({@code bulk}, BATCH) with unique prompts of {@code bulkMin}-{@code bulkMax} tokens; the rest from
+   * {@code chatTenants} chat tenants (INTERACTIVE) with a 1,000-token system prompt each and a unique
+   * 32-256-token turn; outputs 32-128 tokens.
+   */
+  static RequestShape tenantBurst(double bulkShare, int bulkMin, int bulkMax, int chatTenants) {
+    return new RequestShape() {
+      @Override
+      public SimRequest next(int index, int count, long at, SplittableRandom r, PromptBuilder p) {
+        if (r.nextDouble() < bulkShare) {
+          p.reset().add(key(QUESTION, index), Distributions.uniform(r, bulkMin, bulkMax));
+          return request(index, at, p, Distributions.uniform(r, 32, 128)).tenant("bulk")
+              .priority(Priority.BATCH).build();
+        }
+        int t = r.nextInt(chatTenants);
+        p.reset().add(key(TENANT, t), 1_000)
+            .add(key(QUESTION, index), Distributions.uniform(r, 32, 256));
+        return request(index, at, p, Distributions.uniform(r, 32, 128)).tenant("chat-" + t)
+            .priority(Priority.INTERACTIVE).build();
+      }
+
+      @Override
+      public String describe() {
+        return String.format(Locale.ROOT, "%.0f%% bulk (BATCH, %d-%d tokens), the rest %d chat"
+            + " tenants (INTERACTIVE)", bulkShare * 100, bulkMin, bulkMax, chatTenants);
+      }
+    };
+  }
+
+  /**
    * The hot-prefix shape: background documents chosen uniformly, plus one hot document whose share
    * of the traffic grows linearly from {@code hotFrom} to {@code hotTo} over the run.
    */

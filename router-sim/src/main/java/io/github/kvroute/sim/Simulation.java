@@ -5,11 +5,16 @@ import com.google.common.collect.PeekingIterator;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.core.Admission;
 import io.github.kvroute.core.CostModel;
+import io.github.kvroute.core.HedgeAdvisor;
 import io.github.kvroute.core.ReplicaStatus;
 import io.github.kvroute.core.Router;
+import io.github.kvroute.core.Topology;
+import io.github.kvroute.core.TransferCost;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,6 +70,12 @@ final class Simulation implements ReplicaHost {
   private boolean arrivalsDone;
   private boolean timeLimitHit;
   private long timeLimitNanos = Long.MAX_VALUE;
+  /** The transfer stage: when each prefill-to-decode link is free (one KV move at a time per link). */
+  private long[][] linkFreeAtNanos;
+  /** Each router's hedging advisor when the run hedges; null otherwise. */
+  private HedgeAdvisor[] advisors;
+  /** Which attempts strand on the slow tail (its own stream, so hedging does not shift the rest). */
+  private final SplittableRandom slowPaths;
 
   /** Tallies the self-checks compare with the routers' own. */
   static final class Counters {
@@ -89,6 +100,9 @@ final class Simulation implements ReplicaHost {
     this.records = recordRequests ? new ArrayList<>() : null;
     this.metrics = new Measurements(scenario.replicas(), scenario.ttftSloMillis());
     this.registry = new BlockRegistry();
+    this.metrics.classNotes = !scenario.controls().label().isEmpty();
+    this.slowPaths = new SplittableRandom(scenario.seed() ^ 0x51077A11L);
+    this.metrics.hedgeNotes = scenario.name().startsWith("slow-tail");
   }
 
   SimulationResult run() {
@@ -163,16 +177,32 @@ final class Simulation implements ReplicaHost {
           .defaultReplicaCacheTokens(m.kvCapacityTokens())
           .costModel(costModel)
           .peerRouters(n - 1)
-          .leaseTimeout(Duration.ofDays(7));
+          .leaseTimeout(Duration.ofDays(7))
+          .topology(scenario.topology());
+      if (scenario.controls().tiers()) {
+        b.admission(Admission.newBuilder()
+            .fleetBacklogLimit(Duration.ofMillis(Math.round(scenario.ttftSloMillis())))
+            .tenantFairness(Map.of())
+            .build());
+      }
       policy.configure(b);
       routers[i] = b.build();
     }
     counters.inFlight = new long[n];
+    if (scenario.controls().hedging()) {
+      advisors = new HedgeAdvisor[n];
+      for (int i = 0; i < n; i++) {
+        advisors[i] = HedgeAdvisor.newBuilder().build();
+      }
+    }
+    linkFreeAtNanos = new long[scenario.replicas()][scenario.replicas()];
     replicas = new ReplicaEngine[scenario.replicas()];
     for (int i = 0; i < replicas.length; i++) {
       Faults faults = scenario.faults();
       ReplicaModel engine = i == faults.slowReplica() ? m.slowedBy(faults.slowFactor()) : m;
-      replicas[i] = new ReplicaEngine(i, engine, scenario.blockSizeTokens(), registry,
+      ReplicaRole role = !scenario.disaggregated() ? ReplicaRole.MIXED
+          : i < scenario.prefillReplicas() ? ReplicaRole.PREFILL : ReplicaRole.DECODE;
+      replicas[i] = new ReplicaEngine(i, engine, role, scenario.blockSizeTokens(), registry,
           scenario.kvEvents(), this);
       byId.put(replicas[i].id, replicas[i]);
     }
@@ -201,6 +231,7 @@ final class Simulation implements ReplicaHost {
           + r.prompt().blockSizeTokens() + " (expected: " + scenario.blockSizeTokens() + ")");
     }
     metrics.arrival(r.arrivalNanos());
+    metrics.offeredByClass(r);
     events.schedule(r.arrivalNanos(), () -> arrive(r));
   }
 
@@ -211,13 +242,19 @@ final class Simulation implements ReplicaHost {
   }
 
   private void attempt(RequestState st) {
+    attempt(st, null);
+  }
+
+  /** Routes {@code st}'s next attempt, or {@code hedge} (a hedge attempt) when given. */
+  private void attempt(RequestState st, Request hedge) {
     if (timeLimitHit) {
       end(st, RequestState.End.FAILED, "simulation time limit", null);
       counters.endedByTimeLimit++;
       return;
     }
     st.attempts++;
-    Request request = st.current == null ? st.request.toRouterRequest() : st.current.nextAttempt();
+    Request request = hedge != null ? hedge
+        : st.current == null ? st.request.toRouterRequest() : st.current.nextAttempt();
     st.current = request;
     Router router = routers[st.router];
     long t0 = System.nanoTime();
@@ -244,7 +281,82 @@ final class Simulation implements ReplicaHost {
     if (telemetry.knewUnroutable(st.router, replica.index, d.epoch())) {
       counters.routedWhenKnownUnroutable++;
     }
-    replica.receive(new Sequence(st, st.attempts, replica.index, d.epoch()));
+    if (d.prefillReplicaId().isPresent()) {
+      ReplicaEngine prefill = byId.get(d.prefillReplicaId().get());
+      Sequence s = new Sequence(st, st.attempts, prefill.index, d.prefillEpoch());
+      s.decodeReplica = replica.index;
+      s.decodeEpoch = d.epoch();
+      prefill.receive(s);
+      return;
+    }
+    Sequence s = new Sequence(st, request.attempt(), replica.index, d.epoch());
+    if (advisors != null) {
+      st.racing.add(s);
+      if (hedge == null && st.attempts == 1) {
+        adviseHedge(st, d);
+      }
+    }
+    if (scenario.slowTailShare() > 0 && slowPaths.nextDouble() < scenario.slowTailShare()) {
+      // stranded on a slow path; a hedge may answer first, and then this attempt is dropped
+      events.schedule(events.read() + scenario.slowTailMillis() * 1_000_000L, () -> {
+        if (s.cancelled) {
+          return; // its cancellation was reported when the other attempt answered
+        }
+        replica.receive(s);
+      });
+      return;
+    }
+    replica.receive(s);
+  }
+
+  /** Asks the router's hedging advisor, and schedules the hedge it advises. */
+  private void adviseHedge(RequestState st, RoutingDecision d) {
+    st.firstPredictedMillis = d.cost().totalMillis();
+    HedgeAdvisor.Advice advice = advisors[st.router].advise(d);
+    if (!advice.hedge()) {
+      return;
+    }
+    events.schedule(events.read() + advice.after().toNanos(), () -> {
+      if (st.end != null || st.firstTokenAttempt >= 0 || timeLimitHit) {
+        return;
+      }
+      advisors[st.router].startHedge(st.current).ifPresent(h -> {
+        st.hedged = true;
+        metrics.hedges++;
+        metrics.hedgePrefillTokens += st.request.promptTokens();
+        attempt(st, h);
+      });
+    });
+  }
+
+  /**
+   * The transfer stage: the prefill half's KV moves to its decode replica over their link, one move
+   * at a time per link, taking {@code tokens x KV bytes per token / link bandwidth}; then the decode
+   * half arrives there.
+   */
+  @Override
+  public void prefilled(ReplicaEngine prefill, Sequence s) {
+    ReplicaEngine decode = replicas[s.decodeReplica];
+    double bytesPerSecond = scenario.topology().bytesPerSecond(prefill.id, decode.id,
+        Topology.REFERENCE_BYTES_PER_SECOND);
+    long moveNanos = Math.round(TransferCost.millis(s.promptTokens,
+        scenario.replicaModel().kvBytesPerToken(), bytesPerSecond) * 1e6);
+    long now = events.read();
+    long start = Math.max(now, linkFreeAtNanos[prefill.index][decode.index]);
+    long done = start + moveNanos;
+    linkFreeAtNanos[prefill.index][decode.index] = done;
+    metrics.transfers++;
+    metrics.transferNanos += done - now;
+    RequestState st = s.request;
+    st.pairEnqueuedAtNanos = s.enqueuedAtNanos;
+    st.pairAdmittedAtNanos = s.firstAdmittedAtNanos;
+    st.pairCachedTokens = s.firstCachedTokens;
+    events.schedule(done, () -> {
+      Sequence half = new Sequence(st, s.attempt, decode.index, s.decodeEpoch);
+      half.kvArrived = true;
+      half.pairedFrom = prefill.index;
+      decode.receive(half);
+    });
   }
 
   private void end(RequestState st, RequestState.End end, String reason, Sequence last) {
@@ -292,9 +404,12 @@ final class Simulation implements ReplicaHost {
     counters.outcomesSent++;
   }
 
-  private static Outcome.Builder outcome(ReplicaEngine r, Sequence s, OutcomeStatus status) {
-    return Outcome.newBuilder().requestId(s.request.request.id()).attempt(s.attempt)
-        .replicaId(r.id).epoch(s.routedEpoch).status(status);
+  /** An outcome names the routed replica: for a disaggregated attempt, its decode replica. */
+  private Outcome.Builder outcome(ReplicaEngine r, Sequence s, OutcomeStatus status) {
+    Outcome.Builder b = Outcome.newBuilder().requestId(s.request.request.id()).attempt(s.attempt)
+        .status(status);
+    return s.handsOff() ? b.replicaId(replicas[s.decodeReplica].id).epoch(s.decodeEpoch)
+        : b.replicaId(r.id).epoch(s.routedEpoch);
   }
 
   // ------------------------------------------------------------------------------ ReplicaHost
@@ -321,6 +436,18 @@ final class Simulation implements ReplicaHost {
   @Override
   public void firstToken(ReplicaEngine r, Sequence s) {
     RequestState st = s.request;
+    if (s.cancelled) {
+      return; // cancelled when the other attempt answered; the engine drops it now
+    }
+    st.firstTokenAttempt = s.attempt;
+    // the first attempt of a hedged request to answer is authoritative: the host cancels the other
+    for (Sequence other : st.racing) {
+      if (other != s && !other.cancelled) {
+        other.cancelled = true;
+        report(other, outcome(replicas[other.replica], other, OutcomeStatus.CANCELLED).build());
+      }
+    }
+    st.racing.clear();
     routers[st.router].onFirstToken(st.request.id(), s.attempt, r.id, s.routedEpoch);
     counters.firstTokensSent++;
   }
@@ -329,17 +456,26 @@ final class Simulation implements ReplicaHost {
   public void finished(ReplicaEngine r, Sequence s) {
     // what a gateway reads off the response: its own TTFT and the completion's usage (cached tokens
     // in prompt_tokens_details); the engine-side queue time only from an instrumented engine
+    // a disaggregated attempt's TTFT, reuse and queue are its prefill half's, from the router's send
+    boolean pair = s.pairedFrom >= 0;
+    long enqueued = pair ? s.request.pairEnqueuedAtNanos : s.enqueuedAtNanos;
     Outcome.Builder b = outcome(r, s, OutcomeStatus.SUCCESS)
-        .ttft(Duration.ofNanos(s.firstTokenAtNanos - s.enqueuedAtNanos))
-        .cachedTokens(s.firstCachedTokens)
+        .ttft(Duration.ofNanos(s.firstTokenAtNanos - enqueued))
+        .cachedTokens(pair ? s.request.pairCachedTokens : s.firstCachedTokens)
         .outputTokens(s.generated);
     if (scenario.telemetry().outcomeQueueTime()) {
-      b.queueTime(Duration.ofNanos(s.firstAdmittedAtNanos - s.enqueuedAtNanos));
+      long admitted = pair ? s.request.pairAdmittedAtNanos : s.firstAdmittedAtNanos;
+      b.queueTime(Duration.ofNanos(admitted - enqueued));
     }
     report(s, b.build());
     long arrival = s.request.request.arrivalNanos();
     metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival,
         s.request.request.ttftBudget());
+    metrics.byClass(s.request.request, s.firstTokenAtNanos - arrival);
+    if (advisors != null && !Double.isNaN(s.request.firstPredictedMillis)) {
+      advisors[s.request.router].onOutcome(s.request.firstPredictedMillis,
+          (s.firstTokenAtNanos - arrival) / 1e6, s.request.hedged);
+    }
     end(s.request, RequestState.End.COMPLETED, null, s);
   }
 
@@ -350,6 +486,7 @@ final class Simulation implements ReplicaHost {
     RequestState st = s.request;
     if (retryable && scenario.retries() && st.attempts < 2 && !timeLimitHit) {
       counters.retries++;
+      st.firstTokenAttempt = -1;
       events.schedule(events.read(), () -> attempt(st));
     } else {
       end(st, RequestState.End.FAILED, reason, s);

@@ -93,6 +93,7 @@ public final class SimulationResult {
   private final double wallSeconds;
   private final ImmutableList<String> checks;
   private final ImmutableList<Calibration> calibration;
+  private final ImmutableList<String> notes;
 
   private SimulationResult(String policy, String scenario, Measurements m, long preemptions,
       long endNanos, double wallSeconds, List<String> checks, List<Calibration> calibration) {
@@ -129,6 +130,7 @@ public final class SimulationResult {
     this.wallSeconds = wallSeconds;
     this.checks = ImmutableList.copyOf(checks);
     this.calibration = ImmutableList.copyOf(calibration);
+    this.notes = RunNotes.of(m);
   }
 
   private SimulationResult(SimulationResult r, String policy) {
@@ -162,6 +164,7 @@ public final class SimulationResult {
     wallSeconds = r.wallSeconds;
     checks = r.checks;
     calibration = r.calibration;
+    notes = r.notes;
   }
 
   static SimulationResult from(String policy, Scenario scenario, Measurements m,
@@ -342,6 +345,14 @@ public final class SimulationResult {
   /** Router 0's prior and learnt prefill cost per token for each replica, beside the truth. */
   public List<Calibration> calibration() {
     return calibration;
+  }
+
+  /**
+   * What the run measured beyond the table's columns, one line each (KV transfers of a disaggregated
+   * fleet, per-tier and per-tenant figures, hedges); empty when there is nothing of the kind.
+   */
+  public List<String> notes() {
+    return notes;
   }
 
   /** This result under another policy label (for example {@code hybrid-cost+oracle}). */

@@ -184,6 +184,7 @@ final class Telemetry {
         .epoch(r.epoch())
         .observedAtNanos(now)
         .state(r.state())
+        .role(r.role)
         .model(model);
     profile.report(r, b, generationRate(r, now));
     return b.build();
