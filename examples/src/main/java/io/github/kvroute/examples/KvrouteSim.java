@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(name = "kvroute-sim", mixinStandardHelpOptions = true, version = "kvroute-sim 0.1.0",
     description = "Compare routing policies for LLM fleets.",
     subcommands = {PoliciesCommand.class, ScenariosCommand.class, CompareCommand.class,
-        PlanCommand.class,
+        PlanCommand.class, AdviseCommand.class,
         KvrouteSim.DemoCommand.class})
 public final class KvrouteSim implements Callable<Integer> {
 

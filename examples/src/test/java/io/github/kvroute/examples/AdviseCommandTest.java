@@ -1,0 +1,46 @@
+package io.github.kvroute.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code kvroute-sim advise ...}: the advisors on the command line. */
+class AdviseCommandTest {
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = KvrouteSim.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    int exit = cli.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void replicationRunsThePolicyWithAndWithoutTheAdviceAndListsTheChanges() {
+    Run r = run("advise", "replication", "--policy", "cache-only", "--requests", "600",
+        "--rate-scale", "2");
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("== hot-prefix:").contains("\ncache-only ")
+        .contains("\ncache-only+replication ").contains("replication advice (")
+        .contains("t_s  ").contains("recompute_ms_per_s");
+  }
+
+  @Test
+  void replicationHelpAndBadInputs() {
+    assertThat(run("advise", "replication", "--help").out())
+        .contains("Usage: kvroute-sim advise replication");
+    Run bad = run("advise", "replication", "--policy", "nope");
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.err()).contains("--policy: nope (expected: one of");
+    Run badOption = run("advise", "replication", "--option", "max_replicas=0", "--requests", "50");
+    assertThat(badOption.exit()).isEqualTo(2);
+    assertThat(badOption.err()).contains("max_replicas");
+  }
+}
