@@ -3,6 +3,7 @@ package io.github.kvroute.examples;
 import io.github.kvroute.sim.Scenario;
 import io.github.kvroute.sim.Scenarios;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -11,11 +12,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code kvroute-sim scenarios}: the named scenarios with a one-line description each: the standard
  * suite, then the failure scenarios (run only when named with {@code compare --scenario NAME}),
- * after a heading line.
+ * then the advisor scenarios, each group after a heading line.
  */
 @Command(name = "scenarios", mixinStandardHelpOptions = true,
     description = "List the named scenarios, one per line with a description; the failure"
-        + " scenarios follow a heading line.")
+        + " and advisor scenarios follow heading lines.")
 final class ScenariosCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -23,13 +24,18 @@ final class ScenariosCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    int width = java.util.stream.Stream.concat(Scenarios.all().stream(),
-        Scenarios.failures().stream()).mapToInt(s -> s.name().length()).max().orElse(10);
+    int width = java.util.stream.Stream.of(Scenarios.all(), Scenarios.failures(),
+        Scenarios.advisors()).flatMap(List::stream).mapToInt(s -> s.name().length()).max()
+        .orElse(10);
     for (Scenario s : Scenarios.all()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
     out.println("# failure scenarios (run only when named: compare --scenario NAME)");
     for (Scenario s : Scenarios.failures()) {
+      out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
+    }
+    out.println("# advisor scenarios (run only when named: advise autoscale --scenario NAME)");
+    for (Scenario s : Scenarios.advisors()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
     out.flush();

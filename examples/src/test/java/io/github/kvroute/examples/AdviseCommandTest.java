@@ -43,4 +43,26 @@ class AdviseCommandTest {
     assertThat(badOption.exit()).isEqualTo(2);
     assertThat(badOption.err()).contains("max_replicas");
   }
+
+  @Test
+  void autoscaleWatchesTheRunAndPrintsTheAdviceTimeline(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws java.io.IOException {
+    Run r = run("advise", "autoscale", "--requests", "1500", "--cold-start-s", "30",
+        "--cooldown-s", "30", "--every-s", "20", "--out", dir.toString());
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("== ramp-and-burst:").contains("worker throughput: the simulator's"
+        + " step model of llama3-8b-h100").contains("\nhybrid-cost ").contains("advice changes (")
+        .contains("t_s  offered_rps  load  forecast  advised  added  queue_ms");
+    assertThat(dir.resolve("autoscale.png")).isNotEmptyFile();
+    assertThat(java.nio.file.Files.readAllLines(dir.resolve("autoscale.csv")).get(0))
+        .isEqualTo("t_s,arrivals,load,forecast,advised_replicas,added_replicas,queue_ms,kv,reason");
+  }
+
+  @Test
+  void autoscaleRejectsAnUnknownScenario() {
+    Run r = run("advise", "autoscale", "--scenario", "nope", "--no-report");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--scenario: nope (expected: a scenario name");
+  }
 }

@@ -47,7 +47,7 @@ class KvrouteSimTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"compare", "policies", "scenarios", "demo"})
+  @ValueSource(strings = {"compare", "policies", "scenarios", "demo", "plan", "advise"})
   void everySubcommandPrintsItsHelpAndExitsZero(String subcommand) {
     Run r = run(subcommand, "--help");
     assertThat(r.exit()).isZero();
@@ -73,17 +73,20 @@ class KvrouteSimTest {
     List<io.github.kvroute.sim.Scenario> listed = new java.util.ArrayList<>(Scenarios.all());
     listed.add(null);
     listed.addAll(Scenarios.failures());
+    listed.add(null);
+    listed.addAll(Scenarios.advisors());
     assertThat(lines).hasSize(listed.size());
     for (int i = 0; i < lines.size(); i++) {
       if (listed.get(i) == null) {
-        assertThat(lines.get(i)).startsWith("# failure scenarios");
+        assertThat(lines.get(i)).startsWith(i < Scenarios.all().size() + 1 ? "# failure scenarios"
+            : "# advisor scenarios");
         continue;
       }
       assertThat(lines.get(i)).startsWith(listed.get(i).name() + " ")
           .contains(listed.get(i).description());
     }
     assertThat(lines).anyMatch(l -> l.startsWith("replica-crash "))
-        .anyMatch(l -> l.startsWith("event-gap "));
+        .anyMatch(l -> l.startsWith("event-gap ")).anyMatch(l -> l.startsWith("ramp-and-burst "));
   }
 
   @Test

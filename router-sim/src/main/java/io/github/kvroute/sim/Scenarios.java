@@ -52,6 +52,23 @@ public final class Scenarios {
       replicaCrash(), staleEpochReplay(), telemetryBlackout(), eventGap(), slowReplica(),
       overload3x());
 
+  // ---- Advisor scenarios: run only when named (not part of all()), each long enough in virtual
+  // time for a fleet advisor's horizon (minutes), so slower than the standard suite.
+  /** {@code ramp-and-burst}: the arrival rate at the start of the ramp. */
+  static final double RAMP_FROM_RPS = 4;
+  /** {@code ramp-and-burst}: the arrival rate at the end of the ramp. */
+  static final double RAMP_TO_RPS = 26;
+  /** {@code ramp-and-burst}: the ramp's length in seconds. */
+  static final double RAMP_SECONDS = 720;
+  /** {@code ramp-and-burst}: when the burst starts, in seconds. */
+  static final double BURST_AT_SECONDS = 150;
+  /** {@code ramp-and-burst}: how long the burst lasts, shorter than a 4-minute cold start. */
+  static final double BURST_SECONDS = 90;
+  /** {@code ramp-and-burst}: the burst's multiple of the ramp's rate. */
+  static final double BURST_FACTOR = 2.5;
+
+  private static final ImmutableList<Scenario> ADVISORS = ImmutableList.of(rampAndBurst());
+
   private Scenarios() {}
 
   /**
@@ -70,10 +87,21 @@ public final class Scenarios {
     return FAILURES;
   }
 
-  /** The scenario called {@code name} (of the standard suite or a failure scenario), if any. */
+  /**
+   * The advisor scenarios, in a stable order: named, listed by {@code kvroute-sim scenarios}, run
+   * only when asked for by name; each spans minutes of virtual time, as fleet advice needs.
+   */
+  public static List<Scenario> advisors() {
+    return ADVISORS;
+  }
+
+  /**
+   * The scenario called {@code name} (of the standard suite, a failure or an advisor scenario), if
+   * any.
+   */
   public static Optional<Scenario> named(String name) {
     checkNotNull(name, "name: null (expected: a scenario name)");
-    return java.util.stream.Stream.concat(ALL.stream(), FAILURES.stream())
+    return java.util.stream.Stream.of(ALL, FAILURES, ADVISORS).flatMap(List::stream)
         .filter(s -> s.name().equals(name)).findFirst();
   }
 
@@ -349,6 +377,30 @@ public final class Scenarios {
         .workload(new SyntheticWorkload(ArrivalProcess.poisson(3 * OVERLOAD_RPS),
             Shapes.withDeadlines(Shapes.mixedSizes(1_500, 1.0, 100, 10_000, 150, 1.0, 10, 1_000),
                 0.5, Duration.ofMillis(1_000), 0.2, Duration.ofMillis(4_000))))
+        .build();
+  }
+
+  /**
+   * {@code ramp-and-burst}: Poisson arrivals ramping from {@value #RAMP_FROM_RPS} to
+   * {@value #RAMP_TO_RPS} req/s over {@value #RAMP_SECONDS} s, then steady, with the rate doubled for
+   * {@value #BURST_SECONDS} s from {@value #BURST_AT_SECONDS} s; unique prompts (log-normal, median
+   * 2,000 tokens, clipped to 200-8,000) and outputs (median 150, 10-1,000) on 3 replicas; 1 s TTFT
+   * objective, 14,000 requests (about 15 minutes). The ramp outgrows the fleet for good, which an
+   * autoscaler should see coming a cold start ahead; the burst is over before a replica started for
+   * it would serve.
+   */
+  static Scenario rampAndBurst() {
+    return Scenario.newBuilder()
+        .name("ramp-and-burst")
+        .description("slow ramp " + rate(RAMP_FROM_RPS) + "->" + rate(RAMP_TO_RPS) + " req/s over "
+            + rate(RAMP_SECONDS) + " s with a " + rate(BURST_SECONDS) + " s x" + rate(BURST_FACTOR)
+            + " burst at " + rate(BURST_AT_SECONDS) + " s; 3 replicas, SLO 1 s (autoscaling advice)")
+        .workload(new SyntheticWorkload(ArrivalProcess.rampAndBurst(RAMP_FROM_RPS, RAMP_TO_RPS,
+            RAMP_SECONDS, BURST_AT_SECONDS, BURST_SECONDS, BURST_FACTOR),
+            Shapes.mixedSizes(2_000, 0.8, 200, 8_000, 150, 1.0, 10, 1_000)))
+        .replicas(3)
+        .requests(14_000)
+        .ttftSloMillis(1_000)
         .build();
   }
 }

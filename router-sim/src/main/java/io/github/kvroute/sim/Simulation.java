@@ -48,6 +48,9 @@ final class Simulation implements ReplicaHost {
   private final Scenario scenario;
   private final PolicyChoice policy;
   private final ProgressListener progress;
+  private final FleetProbe probe;
+  private long arrivedPromptTokens;
+  private long arrivedOutputTokens;
   private final List<RequestRecord> records;
   private final EventQueue events = new EventQueue();
   private final Measurements metrics;
@@ -83,9 +86,16 @@ final class Simulation implements ReplicaHost {
 
   Simulation(Scenario scenario, PolicyChoice policy, ProgressListener progress,
       boolean recordRequests) {
+    this(scenario, policy, progress, recordRequests, null);
+  }
+
+  /** @param probe samples the fleet during the run; null for none */
+  Simulation(Scenario scenario, PolicyChoice policy, ProgressListener progress,
+      boolean recordRequests, FleetProbe probe) {
     this.scenario = scenario;
     this.policy = policy;
     this.progress = progress;
+    this.probe = probe;
     this.records = recordRequests ? new ArrayList<>() : null;
     this.metrics = new Measurements(scenario.replicas(), scenario.ttftSloMillis());
     this.registry = new BlockRegistry();
@@ -111,6 +121,9 @@ final class Simulation implements ReplicaHost {
       });
     }
     scheduleNextArrival();
+    if (probe != null) {
+      events.schedule(probe.intervalMillis() * 1_000_000L, this::sample);
+    }
     while (!(arrivalsDone && counters.ended == metrics.offered)) {
       if (events.isEmpty()) {
         throw new IllegalStateException("simulation: no events left with "
@@ -205,6 +218,8 @@ final class Simulation implements ReplicaHost {
   }
 
   private void arrive(SimRequest r) {
+    arrivedPromptTokens += r.promptTokens();
+    arrivedOutputTokens += r.outputTokens();
     RequestState st = new RequestState(r, (int) ((metrics.offered - 1) % routers.length));
     scheduleNextArrival();
     attempt(st);
@@ -270,6 +285,27 @@ final class Simulation implements ReplicaHost {
     }
     if (counters.ended % progressEvery == 0 && counters.ended < expected) {
       progress.progress(counters.ended, expected);
+    }
+  }
+
+  /** One {@link FleetProbe} sample, and the next while requests are unfinished. */
+  private void sample() {
+    Map<String, Double> queueMillis = new HashMap<>();
+    for (ReplicaStatus st : routers[0].replicas()) {
+      queueMillis.put(st.replicaId(), st.estimatedQueueMillis());
+    }
+    List<FleetProbe.Replica> fleet = new ArrayList<>(replicas.length);
+    for (ReplicaEngine r : replicas) {
+      int total = r.kv.totalBlocks();
+      fleet.add(new FleetProbe.Replica(r.id, r.state() == io.github.kvroute.api.ReplicaState.READY,
+          r.waitingCount(), r.queuedPrefillTokens(),
+          total == 0 ? 0 : Math.min(1, (double) r.kv.usedBlocks() / total),
+          queueMillis.getOrDefault(r.id, 0.0), r.kv.cachedBlocks()));
+    }
+    probe.sample(new FleetProbe.Sample(events.read(), metrics.offered, arrivedPromptTokens,
+        arrivedOutputTokens, fleet));
+    if (!(arrivalsDone && counters.ended == metrics.offered)) {
+      events.schedule(events.read() + probe.intervalMillis() * 1_000_000L, this::sample);
     }
   }
 
