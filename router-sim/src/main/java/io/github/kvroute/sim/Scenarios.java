@@ -382,8 +382,8 @@ public final class Scenarios {
 
   /**
    * {@code ramp-and-burst}: Poisson arrivals ramping from {@value #RAMP_FROM_RPS} to
-   * {@value #RAMP_TO_RPS} req/s over {@value #RAMP_SECONDS} s, then steady, with the rate doubled for
-   * {@value #BURST_SECONDS} s from {@value #BURST_AT_SECONDS} s; unique prompts (log-normal, median
+   * {@value #RAMP_TO_RPS} req/s over {@value #RAMP_SECONDS} s, then steady, with the rate multiplied
+   * by {@value #BURST_FACTOR} for {@value #BURST_SECONDS} s from {@value #BURST_AT_SECONDS} s; unique prompts (log-normal, median
    * 2,000 tokens, clipped to 200-8,000) and outputs (median 150, 10-1,000) on 3 replicas; 1 s TTFT
    * objective, 14,000 requests (about 15 minutes). The ramp outgrows the fleet for good, which an
    * autoscaler should see coming a cold start ahead; the burst is over before a replica started for
