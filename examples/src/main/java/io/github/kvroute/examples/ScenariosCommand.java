@@ -34,7 +34,7 @@ final class ScenariosCommand implements Callable<Integer> {
     for (Scenario s : Scenarios.failures()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
-    out.println("# advisor scenarios (run only when named: advise autoscale --scenario NAME)");
+    out.println("# advisor scenarios (run only when named: advise autoscale|canary --scenario NAME)");
     for (Scenario s : Scenarios.advisors()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }

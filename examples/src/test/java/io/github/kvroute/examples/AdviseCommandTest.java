@@ -65,4 +65,17 @@ class AdviseCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--scenario: nope (expected: a scenario name");
   }
+
+  @Test
+  void canaryComparesTheArmsByPrefixHit() {
+    Run r = run("advise", "canary", "--requests", "1000");
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("== canary:")
+        .contains("arm        requests  hit_ratio  ttft_mean_ms  ttft_hit_ms  ttft_miss_ms")
+        .contains("\nstable v1 ").contains("\ncanary v2 ").contains("hit ratio gap");
+    Run bad = run("advise", "canary", "--scenario", "multi-tenant");
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.err()).contains("expected: a scenario with a canary");
+  }
 }

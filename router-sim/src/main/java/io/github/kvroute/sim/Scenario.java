@@ -36,6 +36,24 @@ public final class Scenario {
     }
   }
 
+  /**
+   * A canary rollout: the last {@code replicas} replicas serve {@code version}, the others
+   * {@code stable}; {@code share} of sessions (of requests, without sessions) go to the canary, by
+   * {@link io.github.kvroute.advisors.CanarySplit}. Immutable.
+   */
+  public record Canary(String stable, String version, double share, int replicas) {
+    /** @throws IllegalArgumentException if a version is blank or the same, or a value out of range */
+    public Canary {
+      io.github.kvroute.advisors.CanarySplit.of(stable, version, share);
+      checkArgument(replicas >= 1, "canary.replicas: %s (expected: >= 1)", replicas);
+    }
+
+    /** The split that assigns requests to the two versions. */
+    public io.github.kvroute.advisors.CanarySplit split() {
+      return io.github.kvroute.advisors.CanarySplit.of(stable, version, share);
+    }
+  }
+
   private final String name;
   private final String description;
   private final int replicas;
@@ -60,6 +78,7 @@ public final class Scenario {
   private final TelemetryProfile telemetry;
   private final double priorErrorFactor;
   private final Faults faults;
+  private final Canary canary;
 
   private Scenario(Builder b) {
     name = b.name;
@@ -87,6 +106,7 @@ public final class Scenario {
     telemetry = b.telemetry;
     priorErrorFactor = b.priorErrorFactor;
     faults = b.faults;
+    canary = b.canary;
   }
 
   public static Builder newBuilder() {
@@ -118,6 +138,7 @@ public final class Scenario {
     b.telemetry = telemetry;
     b.priorErrorFactor = priorErrorFactor;
     b.faults = faults;
+    b.canary = canary;
     return b;
   }
 
@@ -218,6 +239,20 @@ public final class Scenario {
     return faults;
   }
 
+  /** The canary rollout, if the scenario has one. */
+  public java.util.Optional<Canary> canary() {
+    return java.util.Optional.ofNullable(canary);
+  }
+
+  /** The model version replica {@code index} serves: empty without a canary. */
+  java.util.Optional<String> replicaVersion(int index) {
+    if (canary == null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(index >= replicas - canary.replicas() ? canary.version()
+        : canary.stable());
+  }
+
   /** Whether the simulated host retries an attempt that failed on a crashed replica (once). */
   public boolean retries() {
     return retries;
@@ -284,6 +319,7 @@ public final class Scenario {
     private TelemetryProfile telemetry = TelemetryProfile.VLLM;
     private double priorErrorFactor = 1.5;
     private Faults faults = Faults.NONE;
+    private Canary canary;
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -477,6 +513,13 @@ public final class Scenario {
       return this;
     }
 
+    /** A canary rollout; default none. */
+    public Builder canary(Canary v) {
+      once("canary");
+      canary = checkNotNull(v, "canary: null (expected: non-null)");
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
      *     block size, a restart names a replica that does not exist, or KV events are asked for under
@@ -497,6 +540,9 @@ public final class Scenario {
         checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
             r.replica(), replicas);
       }
+      checkArgument(canary == null || canary.replicas() < replicas,
+          "canary.replicas: %s (expected: < replicas = %s, leaving the stable version one)",
+          canary == null ? 0 : canary.replicas(), replicas);
       checkArgument(faults.maxReplica() < replicas,
           "faults: replica %s (expected: < replicas = %s)", faults.maxReplica(), replicas);
       checkArgument(faults.kvEventBatchLoss() == 0 || kvEvents

@@ -67,7 +67,11 @@ public final class Scenarios {
   /** {@code ramp-and-burst}: the burst's multiple of the ramp's rate. */
   static final double BURST_FACTOR = 2.5;
 
-  private static final ImmutableList<Scenario> ADVISORS = ImmutableList.of(rampAndBurst());
+  /** {@code canary}: the share of sessions (here: requests) sent to the new version. */
+  static final double CANARY_SHARE = 0.10;
+
+  private static final ImmutableList<Scenario> ADVISORS = ImmutableList.of(rampAndBurst(),
+      canary());
 
   private Scenarios() {}
 
@@ -401,6 +405,22 @@ public final class Scenarios {
         .replicas(3)
         .requests(14_000)
         .ttftSloMillis(1_000)
+        .build();
+  }
+
+  /**
+   * {@code canary}: {@link #multiTenant()} during a rollout: replica-3 serves version v2, the others
+   * v1, and {@value #CANARY_SHARE} of the traffic goes to v2 (split by session, here by request: the
+   * workload has no sessions). The canary replica sees every tenant's prompt at a tenth of the rate
+   * and holds two of six, so it runs colder than the stable replicas whatever the model: its mean TTFT
+   * measures cache temperature, and the comparison must be read hit against hit, miss against miss.
+   */
+  static Scenario canary() {
+    return multiTenant().toBuilder()
+        .name("canary")
+        .description("multi-tenant during a rollout: replica-3 serves v2 and takes "
+            + rate(100 * CANARY_SHARE) + "% of the traffic; both arms' TTFT by prefix hit")
+        .canary(new Scenario.Canary("v1", "v2", CANARY_SHARE, 1))
         .build();
   }
 }

@@ -2,6 +2,8 @@ package io.github.kvroute.sim;
 
 import com.google.common.collect.Iterators;
 import com.google.common.collect.PeekingIterator;
+import io.github.kvroute.advisors.CanaryComparison;
+import io.github.kvroute.advisors.CanarySplit;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.OutcomeStatus;
@@ -49,6 +51,9 @@ final class Simulation implements ReplicaHost {
   private final PolicyChoice policy;
   private final ProgressListener progress;
   private final FleetProbe probe;
+  /** Hit ratios further apart than this flag a canary comparison as measuring cache temperature. */
+  static final double CANARY_MAX_HIT_RATIO_GAP = 0.1;
+  private final CanarySplit canary;
   private long arrivedPromptTokens;
   private long arrivedOutputTokens;
   private final List<RequestRecord> records;
@@ -98,6 +103,10 @@ final class Simulation implements ReplicaHost {
     this.probe = probe;
     this.records = recordRequests ? new ArrayList<>() : null;
     this.metrics = new Measurements(scenario.replicas(), scenario.ttftSloMillis());
+    this.canary = scenario.canary().map(Scenario.Canary::split).orElse(null);
+    if (canary != null) {
+      metrics.canary = new CanaryComparison(canary, CANARY_MAX_HIT_RATIO_GAP);
+    }
     this.registry = new BlockRegistry();
   }
 
@@ -232,7 +241,8 @@ final class Simulation implements ReplicaHost {
       return;
     }
     st.attempts++;
-    Request request = st.current == null ? st.request.toRouterRequest() : st.current.nextAttempt();
+    Request request = st.current != null ? st.current.nextAttempt() : canary == null
+        ? st.request.toRouterRequest() : versioned(st.request.toRouterRequest());
     st.current = request;
     Router router = routers[st.router];
     long t0 = System.nanoTime();
@@ -260,6 +270,11 @@ final class Simulation implements ReplicaHost {
       counters.routedWhenKnownUnroutable++;
     }
     replica.receive(new Sequence(st, st.attempts, replica.index, d.epoch()));
+  }
+
+  /** A first attempt with the model version the canary split gives it (sticky by session). */
+  private Request versioned(Request r) {
+    return r.toBuilder().modelVersion(canary.versionFor(r)).build();
   }
 
   private void end(RequestState st, RequestState.End end, String reason, Sequence last) {
@@ -374,6 +389,10 @@ final class Simulation implements ReplicaHost {
     }
     report(s, b.build());
     long arrival = s.request.request.arrivalNanos();
+    if (metrics.canary != null) {
+      metrics.canary.record(s.request.current.modelVersion().orElseThrow(),
+          Duration.ofNanos(s.firstTokenAtNanos - arrival), s.firstCachedTokens > 0);
+    }
     metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival,
         s.request.request.ttftBudget());
     end(s.request, RequestState.End.COMPLETED, null, s);

@@ -25,7 +25,8 @@ class ScenarioTest {
 
   @Test
   void advisorScenariosAreNamedButNotInTheStandardSuite() {
-    assertThat(Scenarios.advisors()).extracting(Scenario::name).containsExactly("ramp-and-burst");
+    assertThat(Scenarios.advisors()).extracting(Scenario::name)
+        .containsExactly("ramp-and-burst", "canary");
     Scenario s = Scenarios.named("ramp-and-burst").orElseThrow();
     assertThat(Scenarios.all()).doesNotContain(s);
     assertThat(s.description()).contains("4->26 req/s over 720 s").contains("90 s x2.5 burst");
