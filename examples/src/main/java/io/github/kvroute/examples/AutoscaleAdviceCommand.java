@@ -26,9 +26,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code kvroute-sim advise autoscale}: one scenario run with an {@link AutoscaleAdvisor} watching
- * (it advises; this run does not scale): the changes of advice, a timeline of offered load, forecast
- * and advice, and a chart.
+ * {@code kvroute-sim advise autoscale}: one scenario run with an
+ * {@link io.github.kvroute.advisors.AutoscaleAdvisor} watching (it advises; this run does not scale):
+ * the changes of advice, a timeline of offered load, forecast and advice, and a chart; with
+ * {@code --apply}, a second run in which standby replicas start when the advice asks.
  */
 @Command(name = "autoscale", mixinStandardHelpOptions = true,
     description = "Run a scenario with the autoscale advisor watching; print its advice on a timeline"
@@ -77,6 +78,26 @@ final class AutoscaleAdviceCommand implements Callable<Integer> {
   @Option(names = "--no-report", description = "Print only; write no files.")
   boolean noReport;
 
+  @Option(names = "--apply",
+      description = "Also run with the advice applied: parked standby replicas start when the"
+          + " advice asks, each serving after the cold start (scale-down is not applied).")
+  boolean apply;
+
+  @Option(names = "--standby", paramLabel = "N", defaultValue = "6",
+      description = "Standby replicas available to --apply (default: ${DEFAULT-VALUE}).")
+  int standby;
+
+  private static void printChanges(PrintWriter o, String title, AutoscaleTimeline timeline) {
+    o.println(title + " (" + timeline.changes().size() + "):");
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("t_s", "replicas", "remove", "reason"));
+    for (ScaleAdvice a : timeline.changes()) {
+      rows.add(List.of(String.format(Locale.ROOT, "%.0f", a.atNanos() / 1e9),
+          a.previousReplicas() + "->" + a.replicas(), a.removeReplica().orElse("-"), a.reason()));
+    }
+    o.print(TextTable.render(rows));
+  }
+
   @Override
   public Integer call() throws IOException {
     Scenario s = scenario();
@@ -88,37 +109,56 @@ final class AutoscaleAdviceCommand implements Callable<Integer> {
       throw new UserError("--every-s: " + everySeconds + " (expected: >= 1)");
     }
     WorkerThroughput worker = throughput(s);
+    AutoscaleConfig config;
     AutoscaleTimeline timeline;
     SimulationResult result;
+    AutoscaleTimeline applied = null;
+    SimulationResult appliedResult = null;
     try {
-      AutoscaleConfig config = AutoscaleConfig.defaults().withTtftSloMillis(s.ttftSloMillis())
+      config = AutoscaleConfig.defaults().withTtftSloMillis(s.ttftSloMillis())
           .withColdStart(Duration.ofSeconds(coldStartSeconds), Duration.ofSeconds(cooldownSeconds))
           .withReplicas(minWarm, 4_096);
-      timeline = new AutoscaleTimeline(config, worker, 1_000, s.replicas());
+      timeline = new AutoscaleTimeline(config, worker, 1_000, s.replicas(), false);
       result = Simulator.create().run(s, policy, java.util.Map.of(), ProgressListener.NONE,
           timeline);
+      if (apply) {
+        if (standby < 1) {
+          throw new UserError("--standby: " + standby + " (expected: >= 1)");
+        }
+        // the same fleet plus parked standbys, each serving a cold start after the advice asks
+        Scenario withStandby = s.toBuilder().replicas(s.replicas() + standby)
+            .standbyReplicas(standby).replicaModel(s.replicaModel().toBuilder()
+                .coldStartMillis(coldStartSeconds * 1_000).build()).build();
+        applied = new AutoscaleTimeline(config, worker, 1_000, s.replicas(), true);
+        appliedResult = Simulator.create().run(withStandby, policy, java.util.Map.of(),
+            ProgressListener.NONE, applied).relabeled(policy + "+advice");
+      }
     } catch (IllegalArgumentException e) {
       throw new UserError(e.getMessage());
     }
     PrintWriter o = spec.commandLine().getOut();
     o.println("== " + s.name() + ": " + s.description());
     o.println("worker throughput: " + worker.source());
-    o.print(ResultTable.render(List.of(result)));
+    o.print(ResultTable.render(appliedResult == null ? List.of(result)
+        : List.of(result, appliedResult)));
     o.println();
-    o.println("advice changes (" + timeline.changes().size() + "):");
-    List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("t_s", "replicas", "remove", "reason"));
-    for (ScaleAdvice a : timeline.changes()) {
-      rows.add(List.of(String.format(Locale.ROOT, "%.0f", a.atNanos() / 1e9),
-          a.previousReplicas() + "->" + a.replicas(), a.removeReplica().orElse("-"), a.reason()));
-    }
-    o.print(TextTable.render(rows));
+    printChanges(o, "advice changes", timeline);
     o.println();
     o.print(TextTable.render(timeline.table(everySeconds)));
+    if (applied != null) {
+      o.println();
+      printChanges(o, "advice changes, applied (each a cold start of " + coldStartSeconds
+          + " s before serving)", applied);
+    }
     o.flush();
     if (!noReport) {
       Path png = timeline.write(out, "Autoscale advice — " + s.name() + " (" + policy + ")");
       spec.commandLine().getErr().println("kvroute-sim: chart written to " + png.toAbsolutePath());
+      if (applied != null) {
+        Path a = applied.write(out.resolve("applied"), "Autoscale advice applied — " + s.name()
+            + " (" + policy + ")");
+        spec.commandLine().getErr().println("kvroute-sim: chart written to " + a.toAbsolutePath());
+      }
     }
     return 0;
   }

@@ -5,6 +5,7 @@ import io.github.kvroute.advisors.AutoscaleConfig;
 import io.github.kvroute.advisors.FleetSignals;
 import io.github.kvroute.advisors.ScaleAdvice;
 import io.github.kvroute.advisors.WorkerThroughput;
+import io.github.kvroute.sim.FleetController;
 import io.github.kvroute.sim.FleetProbe;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,12 +24,13 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Feeds an {@link AutoscaleAdvisor} from the simulator's fleet samples, the way a host would feed it
  * from its router and the engines' metrics, and keeps the timeline: offered load, the advice, and the
- * replicas it would have added. The sample's queueing delay is the first router's estimate on the
+ * replicas it would have added; when applying, it asks the simulation to start standby replicas up to
+ * the advised count (each serving after the cold start). The sample's queueing delay is the first router's estimate on the
  * best serving replica; queued work and KV usage are the engines' own metrics. The simulator does not
  * track which hot prefixes a replica alone holds, so every replica is equally warm here (the
  * scale-down then names the first).
  */
-final class AutoscaleTimeline implements FleetProbe {
+final class AutoscaleTimeline implements FleetController {
   /** One sample: time, requests arrived since the previous one, and the advice after it. */
   record Point(double seconds, long arrivals, ScaleAdvice advice) {}
 
@@ -37,6 +39,7 @@ final class AutoscaleTimeline implements FleetProbe {
   private long nowNanos;
   private final long intervalMillis;
   private final int fleetReplicas;
+  private final boolean apply;
   private final List<Point> points = new ArrayList<>();
   private final List<ScaleAdvice> changes = new ArrayList<>();
   private long arrivals;
@@ -45,7 +48,8 @@ final class AutoscaleTimeline implements FleetProbe {
 
   /** An advisor by {@code config} for a fleet of {@code fleetReplicas}, on the samples' time. */
   AutoscaleTimeline(AutoscaleConfig config, WorkerThroughput worker, long intervalMillis,
-      int fleetReplicas) {
+      int fleetReplicas, boolean apply) {
+    this.apply = apply;
     this.advisor = AutoscaleAdvisor.create(config, worker, fleetReplicas, () -> nowNanos);
     this.intervalMillis = intervalMillis;
     this.fleetReplicas = fleetReplicas;
@@ -80,6 +84,12 @@ final class AutoscaleTimeline implements FleetProbe {
     arrivals = s.arrivals();
     promptTokens = s.arrivedPromptTokens();
     outputTokens = s.arrivedOutputTokens();
+  }
+
+  /** Applying: the advised count (the simulation starts standby replicas); else none started. */
+  @Override
+  public int wantedReplicas() {
+    return apply ? advisor.advice().replicas() : 0;
   }
 
   List<Point> points() {
@@ -147,7 +157,8 @@ final class AutoscaleTimeline implements FleetProbe {
     XYSeries advice = c.addSeries("advised replicas", t, advised);
     advice.setMarker(SeriesMarkers.NONE);
     advice.setYAxisGroup(1);
-    XYSeries have = c.addSeries("fleet replicas (not scaled in this run)", t, fleet);
+    XYSeries have = c.addSeries(apply ? "replicas at the start (standbys started on advice)"
+        : "fleet replicas (not scaled in this run)", t, fleet);
     have.setMarker(SeriesMarkers.NONE);
     have.setYAxisGroup(1);
     XYSeries plus = c.addSeries("replicas the advice adds", t, added);

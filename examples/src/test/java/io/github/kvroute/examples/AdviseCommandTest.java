@@ -60,6 +60,16 @@ class AdviseCommandTest {
   }
 
   @Test
+  void autoscaleWithApplyAlsoRunsTheFleetScaledByTheAdvice() {
+    Run r = run("advise", "autoscale", "--apply", "--requests", "1500", "--cold-start-s", "30",
+        "--cooldown-s", "30", "--no-report");
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("\nhybrid-cost ").contains("\nhybrid-cost+advice ")
+        .contains("advice changes, applied (each a cold start of 30 s before serving)");
+  }
+
+  @Test
   void autoscaleRejectsAnUnknownScenario() {
     Run r = run("advise", "autoscale", "--scenario", "nope", "--no-report");
     assertThat(r.exit()).isEqualTo(2);

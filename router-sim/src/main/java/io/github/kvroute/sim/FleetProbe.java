@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * Looks at the fleet every {@link #intervalMillis()} of virtual time during a run: the hook through
- * which a fleet advisor (autoscaling, say) is shown working in the simulator. A probe only observes;
- * the run is the same with or without it.
+ * which a fleet advisor (autoscaling, say) is shown working in the simulator. A probe only observes:
+ * the run is the same with or without it (a {@link FleetController} also starts standby replicas).
  *
  * <p>Thread-safety: called on the run's thread only.
  */

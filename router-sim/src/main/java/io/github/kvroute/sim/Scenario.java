@@ -79,6 +79,7 @@ public final class Scenario {
   private final double priorErrorFactor;
   private final Faults faults;
   private final Canary canary;
+  private final int standbyReplicas;
 
   private Scenario(Builder b) {
     name = b.name;
@@ -107,6 +108,7 @@ public final class Scenario {
     priorErrorFactor = b.priorErrorFactor;
     faults = b.faults;
     canary = b.canary;
+    standbyReplicas = b.standbyReplicas;
   }
 
   public static Builder newBuilder() {
@@ -139,6 +141,7 @@ public final class Scenario {
     b.priorErrorFactor = priorErrorFactor;
     b.faults = faults;
     b.canary = canary;
+    b.standbyReplicas = standbyReplicas;
     return b;
   }
 
@@ -239,6 +242,15 @@ public final class Scenario {
     return faults;
   }
 
+  /**
+   * The last {@code standbyReplicas} of {@link #replicas()} start parked (not serving, reporting
+   * {@code STARTING}) until a {@link FleetController} asks for them; each then serves after the
+   * engine's cold start.
+   */
+  public int standbyReplicas() {
+    return standbyReplicas;
+  }
+
   /** The canary rollout, if the scenario has one. */
   public java.util.Optional<Canary> canary() {
     return java.util.Optional.ofNullable(canary);
@@ -320,6 +332,7 @@ public final class Scenario {
     private double priorErrorFactor = 1.5;
     private Faults faults = Faults.NONE;
     private Canary canary;
+    private int standbyReplicas;
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -513,6 +526,14 @@ public final class Scenario {
       return this;
     }
 
+    /** Replicas (of {@link #replicas}) parked until a controller starts them; default 0. */
+    public Builder standbyReplicas(int v) {
+      once("standbyReplicas");
+      checkArgument(v >= 0, "standbyReplicas: %s (expected: >= 0)", v);
+      standbyReplicas = v;
+      return this;
+    }
+
     /** A canary rollout; default none. */
     public Builder canary(Canary v) {
       once("canary");
@@ -540,6 +561,9 @@ public final class Scenario {
         checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
             r.replica(), replicas);
       }
+      checkArgument(standbyReplicas < replicas,
+          "standbyReplicas: %s (expected: < replicas = %s, leaving one serving)", standbyReplicas,
+          replicas);
       checkArgument(canary == null || canary.replicas() < replicas,
           "canary.replicas: %s (expected: < replicas = %s, leaving the stable version one)",
           canary == null ? 0 : canary.replicas(), replicas);

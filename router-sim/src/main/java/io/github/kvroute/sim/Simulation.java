@@ -197,6 +197,9 @@ final class Simulation implements ReplicaHost {
       replicas[i] = new ReplicaEngine(i, engine, scenario.blockSizeTokens(), registry,
           scenario.kvEvents(), this);
       byId.put(replicas[i].id, replicas[i]);
+      if (i >= replicas.length - scenario.standbyReplicas()) {
+        replicas[i].park();
+      }
     }
     SplittableRandom random = new SplittableRandom(scenario.seed() ^ 0x7E1E7E1E7E1EL);
     telemetry = new Telemetry(scenario, events, routers, replicas, model, random);
@@ -319,6 +322,21 @@ final class Simulation implements ReplicaHost {
     }
     probe.sample(new FleetProbe.Sample(events.read(), metrics.offered, arrivedPromptTokens,
         arrivedOutputTokens, fleet));
+    if (probe instanceof FleetController controller) {
+      int active = 0;
+      for (ReplicaEngine r : replicas) {
+        active += r.parked() ? 0 : 1;
+      }
+      for (ReplicaEngine r : replicas) {
+        if (active >= controller.wantedReplicas()) {
+          break;
+        }
+        if (r.parked()) {
+          r.start();
+          active++;
+        }
+      }
+    }
     if (!(arrivalsDone && counters.ended == metrics.offered)) {
       events.schedule(events.read() + probe.intervalMillis() * 1_000_000L, this::sample);
     }

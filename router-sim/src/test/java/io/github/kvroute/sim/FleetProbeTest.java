@@ -6,11 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import io.github.kvroute.sim.FleetProbe.Sample;
 import org.junit.jupiter.api.Test;
 
 /** A probe sees the fleet at its interval and changes nothing about the run. */
 class FleetProbeTest {
-  private static final class Recorder implements FleetProbe {
+  private static class Recorder implements FleetProbe {
     final List<Sample> samples = new ArrayList<>();
 
     @Override
@@ -50,6 +51,56 @@ class FleetProbeTest {
     assertThat(last.arrivedPromptTokens()).isGreaterThan(600L * 2_000);
     assertThat(probe.samples).anySatisfy(x -> assertThat(x.replicas())
         .anySatisfy(r -> assertThat(r.kvUtilization()).isPositive()));
+  }
+
+  /** Wants {@code wanted} replicas from {@code fromSeconds} on. */
+  private static final class Controller extends Recorder implements FleetController {
+    final int wanted;
+    final double fromSeconds;
+
+    Controller(int wanted, double fromSeconds) {
+      this.wanted = wanted;
+      this.fromSeconds = fromSeconds;
+    }
+
+    @Override
+    public int wantedReplicas() {
+      List<Sample> all = samples;
+      return all.get(all.size() - 1).nowNanos() / 1e9 >= fromSeconds ? wanted : 0;
+    }
+  }
+
+  @Test
+  void parkedStandbysServeNothingUntilAControllerStartsThem_thenAfterTheColdStart() {
+    Scenario s = Scenarios.named("multi-tenant").orElseThrow().toBuilder().replicas(6)
+        .standbyReplicas(2).replicaModel(EnginePreset.defaultPreset().replicaModel().toBuilder()
+            .coldStartMillis(10_000).build()).build();
+
+    Recorder watcher = new Recorder();
+    SimulationResult idle = Simulator.create().run(s, "hybrid-cost", Map.of(),
+        ProgressListener.NONE, watcher);
+    assertThat(idle.tokensByReplica()[4]).isZero();
+    assertThat(idle.tokensByReplica()[5]).isZero();
+    assertThat(watcher.samples).allSatisfy(x -> assertThat(x.replicas().subList(4, 6))
+        .noneMatch(FleetProbe.Replica::ready));
+
+    // round-robin: every routable replica gets its turn, so a started one shows in the work
+    Controller controller = new Controller(5, 20);
+    SimulationResult scaled = Simulator.create().run(s, "round-robin", Map.of(),
+        ProgressListener.NONE, controller);
+    assertThat(scaled.tokensByReplica()[4]).isPositive();
+    assertThat(scaled.tokensByReplica()[5]).isZero();
+    // asked at 20 s, serving after the 10 s cold start
+    for (Sample x : controller.samples) {
+      boolean ready = x.replicas().get(4).ready();
+      if (x.nowNanos() < 30_000_000_000L) {
+        assertThat(ready).as("at %s ns", x.nowNanos()).isFalse();
+      } else if (x.nowNanos() > 31_000_000_000L) {
+        assertThat(ready).as("at %s ns", x.nowNanos()).isTrue();
+      }
+    }
+    assertThatThrownBy(() -> s.toBuilder().standbyReplicas(6).build())
+        .hasMessage("standbyReplicas: 6 (expected: < replicas = 6, leaving one serving)");
   }
 
   @Test
