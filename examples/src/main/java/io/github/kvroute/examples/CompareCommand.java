@@ -232,7 +232,7 @@ final class CompareCommand implements Callable<Integer> {
         + " (expected: one of " + Scenarios.all().stream().map(Scenario::name).toList() + ")"));
   }
 
-  private static TraceSource readTrace(String spec) {
+  static TraceSource readTrace(String spec) {
     int colon = spec.indexOf(':');
     String kind = colon < 0 ? "" : spec.substring(0, colon);
     if (colon < 0 || !(kind.equals("mooncake") || kind.equals("azure"))) {

@@ -12,11 +12,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code kvroute-sim scenarios}: the named scenarios with a one-line description each: the standard
  * suite, then the failure scenarios and the request-path scenarios (both run only when named with
- * {@code compare --scenario NAME}), each group after a heading line.
+ * {@code compare --scenario NAME}), then the advisor scenarios, each group after a heading line.
  */
 @Command(name = "scenarios", mixinStandardHelpOptions = true,
     description = "List the named scenarios, one per line with a description; the failure"
-        + " scenarios follow a heading line.")
+        + ", request-path and advisor scenarios follow heading lines.")
 final class ScenariosCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -25,7 +25,8 @@ final class ScenariosCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     int width = java.util.stream.Stream.of(Scenarios.all(), Scenarios.failures(),
-        Scenarios.requestPath()).flatMap(List::stream).mapToInt(s -> s.name().length()).max()
+        Scenarios.requestPath(), Scenarios.advisors()).flatMap(List::stream)
+        .mapToInt(s -> s.name().length()).max()
         .orElse(10);
     for (Scenario s : Scenarios.all()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
@@ -36,6 +37,10 @@ final class ScenariosCommand implements Callable<Integer> {
     }
     out.println("# request-path scenarios (run only when named: compare --scenario NAME)");
     for (Scenario s : Scenarios.requestPath()) {
+      out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
+    }
+    out.println("# advisor scenarios (run only when named: advise autoscale|canary --scenario NAME)");
+    for (Scenario s : Scenarios.advisors()) {
       out.println(String.format("%-" + width + "s  %s", s.name(), s.description()));
     }
     out.flush();

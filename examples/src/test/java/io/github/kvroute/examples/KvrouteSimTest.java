@@ -47,7 +47,7 @@ class KvrouteSimTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"compare", "policies", "scenarios", "demo"})
+  @ValueSource(strings = {"compare", "policies", "scenarios", "demo", "plan", "advise"})
   void everySubcommandPrintsItsHelpAndExitsZero(String subcommand) {
     Run r = run(subcommand, "--help");
     assertThat(r.exit()).isZero();
@@ -75,19 +75,21 @@ class KvrouteSimTest {
     listed.addAll(Scenarios.failures());
     listed.add(null);
     listed.addAll(Scenarios.requestPath());
+    listed.add(null);
+    listed.addAll(Scenarios.advisors());
     assertThat(lines).hasSize(listed.size());
     int headings = 0;
     for (int i = 0; i < lines.size(); i++) {
       if (listed.get(i) == null) {
-        assertThat(lines.get(i))
-            .startsWith(headings++ == 0 ? "# failure scenarios" : "# request-path scenarios");
+        assertThat(lines.get(i)).startsWith(List.of("# failure scenarios",
+            "# request-path scenarios", "# advisor scenarios").get(headings++));
         continue;
       }
       assertThat(lines.get(i)).startsWith(listed.get(i).name() + " ")
           .contains(listed.get(i).description());
     }
     assertThat(lines).anyMatch(l -> l.startsWith("replica-crash "))
-        .anyMatch(l -> l.startsWith("event-gap "));
+        .anyMatch(l -> l.startsWith("event-gap ")).anyMatch(l -> l.startsWith("ramp-and-burst "));
   }
 
   @Test

@@ -87,20 +87,35 @@ abstract class ArrivalProcess {
   }
 
   static ArrivalProcess ramp(double fromPerSecond, double toPerSecond, double overSeconds) {
+    return rampAndBurst(fromPerSecond, toPerSecond, overSeconds, 0, 0, 1);
+  }
+
+  /**
+   * A {@link #ramp} whose rate is multiplied by {@code burstFactor} from {@code burstAtSeconds} for
+   * {@code burstSeconds} (no burst when {@code burstSeconds} is 0).
+   */
+  static ArrivalProcess rampAndBurst(double fromPerSecond, double toPerSecond, double overSeconds,
+      double burstAtSeconds, double burstSeconds, double burstFactor) {
     checkArgument(fromPerSecond > 0 && toPerSecond > 0, "rates: %s, %s (expected: > 0)",
         fromPerSecond, toPerSecond);
     checkArgument(overSeconds > 0, "overSeconds: %s (expected: > 0)", overSeconds);
+    checkArgument(burstAtSeconds >= 0 && burstSeconds >= 0,
+        "burst: at %s s for %s s (expected: >= 0)", burstAtSeconds, burstSeconds);
+    checkArgument(burstFactor >= 1, "burstFactor: %s (expected: >= 1)", burstFactor);
     return new ArrivalProcess() {
       @Override
       LongSupplier start(SplittableRandom random, double rateScale) {
-        double peak = Math.max(fromPerSecond, toPerSecond) * rateScale;
+        double peak = Math.max(fromPerSecond, toPerSecond) * burstFactor * rateScale;
         double span = overSeconds * 1e9 / rateScale;
+        double burstFrom = burstAtSeconds * 1e9 / rateScale;
+        double burstTo = burstFrom + burstSeconds * 1e9 / rateScale;
         double[] t = {0};
         return () -> {
           while (true) {
             t[0] += Distributions.exponential(random, 1e9 / peak);
             double f = Math.min(1.0, t[0] / span);
-            double rate = (fromPerSecond + (toPerSecond - fromPerSecond) * f) * rateScale;
+            double rate = (fromPerSecond + (toPerSecond - fromPerSecond) * f) * rateScale
+                * (t[0] >= burstFrom && t[0] < burstTo ? burstFactor : 1);
             if (random.nextDouble() * peak < rate) {
               return (long) t[0];
             }
@@ -111,7 +126,8 @@ abstract class ArrivalProcess {
       @Override
       String describe() {
         return String.format(Locale.ROOT, "ramp %.1f/s to %.1f/s over %.0f s", fromPerSecond,
-            toPerSecond, overSeconds);
+            toPerSecond, overSeconds) + (burstSeconds == 0 ? "" : String.format(Locale.ROOT,
+                ", x%.1f for %.0f s at %.0f s", burstFactor, burstSeconds, burstAtSeconds));
       }
     };
   }

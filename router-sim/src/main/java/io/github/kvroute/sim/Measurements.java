@@ -26,6 +26,8 @@ final class Measurements {
   final long[] workByReplica;
   final WorkTimeline timeline;
   final double sloNanos;
+  /** The canary arms' TTFT by prefix hit; null without a canary. */
+  io.github.kvroute.advisors.CanaryComparison canary;
 
   long offered;
   long admitted;

@@ -64,6 +64,8 @@ final class ReplicaEngine {
 
   private long epoch = 1;
   private ReplicaState state = ReplicaState.READY;
+  /** Parked: a standby replica not yet started. */
+  private boolean parked;
   private boolean busy;
   private long stepGeneration;
   /** The step or decode run in progress: start, duration of one step, number of steps. */
@@ -407,6 +409,31 @@ final class ReplicaEngine {
         host.kvEvents(this, events);
       }
     }
+  }
+
+  /** Parks this (new, idle) replica: it reports {@code STARTING} and serves nothing until started. */
+  void park() {
+    parked = true;
+    state = ReplicaState.STARTING;
+  }
+
+  boolean parked() {
+    return parked;
+  }
+
+  /** Starts a parked replica: it serves after the engine's cold start. */
+  void start() {
+    if (!parked) {
+      return;
+    }
+    parked = false;
+    long startedEpoch = epoch;
+    host.schedule(host.now() + model.coldStartMillis() * 1_000_000L, () -> {
+      if (epoch == startedEpoch) {
+        state = ReplicaState.READY;
+        wake();
+      }
+    });
   }
 
   /** A crash: every sequence fails (retryable), the cache is lost, a cold start begins. */

@@ -37,6 +37,24 @@ public final class Scenario {
     }
   }
 
+  /**
+   * A canary rollout: the last {@code replicas} replicas serve {@code version}, the others
+   * {@code stable}; {@code share} of sessions (of requests, without sessions) go to the canary, by
+   * {@link io.github.kvroute.advisors.CanarySplit}. Immutable.
+   */
+  public record Canary(String stable, String version, double share, int replicas) {
+    /** @throws IllegalArgumentException if a version is blank or the same, or a value out of range */
+    public Canary {
+      io.github.kvroute.advisors.CanarySplit.of(stable, version, share);
+      checkArgument(replicas >= 1, "canary.replicas: %s (expected: >= 1)", replicas);
+    }
+
+    /** The split that assigns requests to the two versions. */
+    public io.github.kvroute.advisors.CanarySplit split() {
+      return io.github.kvroute.advisors.CanarySplit.of(stable, version, share);
+    }
+  }
+
   private final String name;
   private final String description;
   private final int replicas;
@@ -67,6 +85,8 @@ public final class Scenario {
   private final double slowTailShare;
   private final long slowTailMillis;
   private final ImmutableList<RequestControls> controlSweep;
+  private final Canary canary;
+  private final int standbyReplicas;
 
   private Scenario(Builder b) {
     name = b.name;
@@ -100,6 +120,8 @@ public final class Scenario {
     controlSweep = b.controlSweep;
     slowTailShare = b.slowTailShare;
     slowTailMillis = b.slowTailMillis;
+    canary = b.canary;
+    standbyReplicas = b.standbyReplicas;
   }
 
   public static Builder newBuilder() {
@@ -137,6 +159,8 @@ public final class Scenario {
     b.controlSweep = controlSweep;
     b.slowTailShare = slowTailShare;
     b.slowTailMillis = slowTailMillis;
+    b.canary = canary;
+    b.standbyReplicas = standbyReplicas;
     return b;
   }
 
@@ -235,6 +259,29 @@ public final class Scenario {
   /** What else goes wrong: blackouts, lost KV event batches, a slow replica, stale replays. */
   public Faults faults() {
     return faults;
+  }
+
+  /**
+   * The last {@code standbyReplicas} of {@link #replicas()} start parked (not serving, reporting
+   * {@code STARTING}) until a {@link FleetController} asks for them; each then serves after the
+   * engine's cold start.
+   */
+  public int standbyReplicas() {
+    return standbyReplicas;
+  }
+
+  /** The canary rollout, if the scenario has one. */
+  public java.util.Optional<Canary> canary() {
+    return java.util.Optional.ofNullable(canary);
+  }
+
+  /** The model version replica {@code index} serves: empty without a canary. */
+  java.util.Optional<String> replicaVersion(int index) {
+    if (canary == null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(index >= replicas - canary.replicas() ? canary.version()
+        : canary.stable());
   }
 
   /** Whether the simulated host retries an attempt that failed on a crashed replica (once). */
@@ -355,6 +402,8 @@ public final class Scenario {
     private double slowTailShare;
     private long slowTailMillis;
     private ImmutableList<RequestControls> controlSweep = ImmutableList.of();
+    private Canary canary;
+    private int standbyReplicas;
     private final Set<String> set = new HashSet<>();
 
     private Builder() {}
@@ -591,6 +640,21 @@ public final class Scenario {
       return this;
     }
 
+    /** Replicas (of {@link #replicas}) parked until a controller starts them; default 0. */
+    public Builder standbyReplicas(int v) {
+      once("standbyReplicas");
+      checkArgument(v >= 0, "standbyReplicas: %s (expected: >= 0)", v);
+      standbyReplicas = v;
+      return this;
+    }
+
+    /** A canary rollout; default none. */
+    public Builder canary(Canary v) {
+      once("canary");
+      canary = checkNotNull(v, "canary: null (expected: non-null)");
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
      *     block size, a restart names a replica that does not exist, or KV events are asked for under
@@ -611,6 +675,12 @@ public final class Scenario {
         checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
             r.replica(), replicas);
       }
+      checkArgument(standbyReplicas < replicas,
+          "standbyReplicas: %s (expected: < replicas = %s, leaving one serving)", standbyReplicas,
+          replicas);
+      checkArgument(canary == null || canary.replicas() < replicas,
+          "canary.replicas: %s (expected: < replicas = %s, leaving the stable version one)",
+          canary == null ? 0 : canary.replicas(), replicas);
       checkArgument(faults.maxReplica() < replicas,
           "faults: replica %s (expected: < replicas = %s)", faults.maxReplica(), replicas);
       checkArgument(faults.kvEventBatchLoss() == 0 || kvEvents

@@ -2,6 +2,8 @@ package io.github.kvroute.sim;
 
 import com.google.common.collect.Iterators;
 import com.google.common.collect.PeekingIterator;
+import io.github.kvroute.advisors.CanaryComparison;
+import io.github.kvroute.advisors.CanarySplit;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.OutcomeStatus;
@@ -53,6 +55,12 @@ final class Simulation implements ReplicaHost {
   private final Scenario scenario;
   private final PolicyChoice policy;
   private final ProgressListener progress;
+  private final FleetProbe probe;
+  /** Hit ratios further apart than this flag a canary comparison as measuring cache temperature. */
+  static final double CANARY_MAX_HIT_RATIO_GAP = 0.1;
+  private final CanarySplit canary;
+  private long arrivedPromptTokens;
+  private long arrivedOutputTokens;
   private final List<RequestRecord> records;
   private final EventQueue events = new EventQueue();
   private final Measurements metrics;
@@ -94,11 +102,22 @@ final class Simulation implements ReplicaHost {
 
   Simulation(Scenario scenario, PolicyChoice policy, ProgressListener progress,
       boolean recordRequests) {
+    this(scenario, policy, progress, recordRequests, null);
+  }
+
+  /** @param probe samples the fleet during the run; null for none */
+  Simulation(Scenario scenario, PolicyChoice policy, ProgressListener progress,
+      boolean recordRequests, FleetProbe probe) {
     this.scenario = scenario;
     this.policy = policy;
     this.progress = progress;
+    this.probe = probe;
     this.records = recordRequests ? new ArrayList<>() : null;
     this.metrics = new Measurements(scenario.replicas(), scenario.ttftSloMillis());
+    this.canary = scenario.canary().map(Scenario.Canary::split).orElse(null);
+    if (canary != null) {
+      metrics.canary = new CanaryComparison(canary, CANARY_MAX_HIT_RATIO_GAP);
+    }
     this.registry = new BlockRegistry();
     this.metrics.classNotes = !scenario.controls().label().isEmpty();
     this.slowPaths = new SplittableRandom(scenario.seed() ^ 0x51077A11L);
@@ -125,6 +144,9 @@ final class Simulation implements ReplicaHost {
       });
     }
     scheduleNextArrival();
+    if (probe != null) {
+      events.schedule(probe.intervalMillis() * 1_000_000L, this::sample);
+    }
     while (!(arrivalsDone && counters.ended == metrics.offered)) {
       if (events.isEmpty()) {
         throw new IllegalStateException("simulation: no events left with "
@@ -205,6 +227,9 @@ final class Simulation implements ReplicaHost {
       replicas[i] = new ReplicaEngine(i, engine, role, scenario.blockSizeTokens(), registry,
           scenario.kvEvents(), this);
       byId.put(replicas[i].id, replicas[i]);
+      if (i >= replicas.length - scenario.standbyReplicas()) {
+        replicas[i].park();
+      }
     }
     SplittableRandom random = new SplittableRandom(scenario.seed() ^ 0x7E1E7E1E7E1EL);
     telemetry = new Telemetry(scenario, events, routers, replicas, model, random);
@@ -236,6 +261,8 @@ final class Simulation implements ReplicaHost {
   }
 
   private void arrive(SimRequest r) {
+    arrivedPromptTokens += r.promptTokens();
+    arrivedOutputTokens += r.outputTokens();
     RequestState st = new RequestState(r, (int) ((metrics.offered - 1) % routers.length));
     scheduleNextArrival();
     attempt(st);
@@ -253,8 +280,8 @@ final class Simulation implements ReplicaHost {
       return;
     }
     st.attempts++;
-    Request request = hedge != null ? hedge
-        : st.current == null ? st.request.toRouterRequest() : st.current.nextAttempt();
+    Request request = hedge != null ? hedge : st.current != null ? st.current.nextAttempt()
+        : canary == null ? st.request.toRouterRequest() : versioned(st.request.toRouterRequest());
     st.current = request;
     Router router = routers[st.router];
     long t0 = System.nanoTime();
@@ -359,6 +386,11 @@ final class Simulation implements ReplicaHost {
     });
   }
 
+  /** A first attempt with the model version the canary split gives it (sticky by session). */
+  private Request versioned(Request r) {
+    return r.toBuilder().modelVersion(canary.versionFor(r)).build();
+  }
+
   private void end(RequestState st, RequestState.End end, String reason, Sequence last) {
     if (st.end != null) {
       throw new IllegalStateException("request " + st.request.id() + " ended twice (" + st.end + ", "
@@ -382,6 +414,42 @@ final class Simulation implements ReplicaHost {
     }
     if (counters.ended % progressEvery == 0 && counters.ended < expected) {
       progress.progress(counters.ended, expected);
+    }
+  }
+
+  /** One {@link FleetProbe} sample, and the next while requests are unfinished. */
+  private void sample() {
+    Map<String, Double> queueMillis = new HashMap<>();
+    for (ReplicaStatus st : routers[0].replicas()) {
+      queueMillis.put(st.replicaId(), st.estimatedQueueMillis());
+    }
+    List<FleetProbe.Replica> fleet = new ArrayList<>(replicas.length);
+    for (ReplicaEngine r : replicas) {
+      int total = r.kv.totalBlocks();
+      fleet.add(new FleetProbe.Replica(r.id, r.state() == io.github.kvroute.api.ReplicaState.READY,
+          r.waitingCount(), r.queuedPrefillTokens(),
+          total == 0 ? 0 : Math.min(1, (double) r.kv.usedBlocks() / total),
+          queueMillis.getOrDefault(r.id, 0.0), r.kv.cachedBlocks()));
+    }
+    probe.sample(new FleetProbe.Sample(events.read(), metrics.offered, arrivedPromptTokens,
+        arrivedOutputTokens, fleet));
+    if (probe instanceof FleetController controller) {
+      int active = 0;
+      for (ReplicaEngine r : replicas) {
+        active += r.parked() ? 0 : 1;
+      }
+      for (ReplicaEngine r : replicas) {
+        if (active >= controller.wantedReplicas()) {
+          break;
+        }
+        if (r.parked()) {
+          r.start();
+          active++;
+        }
+      }
+    }
+    if (!(arrivalsDone && counters.ended == metrics.offered)) {
+      events.schedule(events.read() + probe.intervalMillis() * 1_000_000L, this::sample);
     }
   }
 
@@ -469,6 +537,10 @@ final class Simulation implements ReplicaHost {
     }
     report(s, b.build());
     long arrival = s.request.request.arrivalNanos();
+    if (metrics.canary != null) {
+      metrics.canary.record(s.request.current.modelVersion().orElseThrow(),
+          Duration.ofNanos(s.firstTokenAtNanos - arrival), s.firstCachedTokens > 0);
+    }
     metrics.completed(s.firstTokenAtNanos - arrival, events.read() - arrival,
         s.request.request.ttftBudget());
     metrics.byClass(s.request.request, s.firstTokenAtNanos - arrival);

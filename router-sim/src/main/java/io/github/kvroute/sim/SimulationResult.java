@@ -94,6 +94,7 @@ public final class SimulationResult {
   private final ImmutableList<String> checks;
   private final ImmutableList<Calibration> calibration;
   private final ImmutableList<String> notes;
+  private final java.util.Optional<io.github.kvroute.advisors.CanaryComparison.Report> canary;
 
   private SimulationResult(String policy, String scenario, Measurements m, long preemptions,
       long endNanos, double wallSeconds, List<String> checks, List<Calibration> calibration) {
@@ -131,6 +132,8 @@ public final class SimulationResult {
     this.checks = ImmutableList.copyOf(checks);
     this.calibration = ImmutableList.copyOf(calibration);
     this.notes = RunNotes.of(m);
+    this.canary = m.canary == null ? java.util.Optional.empty()
+        : java.util.Optional.of(m.canary.report());
   }
 
   private SimulationResult(SimulationResult r, String policy) {
@@ -165,6 +168,7 @@ public final class SimulationResult {
     checks = r.checks;
     calibration = r.calibration;
     notes = r.notes;
+    canary = r.canary;
   }
 
   static SimulationResult from(String policy, Scenario scenario, Measurements m,
@@ -356,6 +360,14 @@ public final class SimulationResult {
   }
 
   /** This result under another policy label (for example {@code hybrid-cost+oracle}). */
+  /**
+   * For a scenario with a canary: both arms' TTFT (first token minus arrival) by prefix hit, and
+   * whether their hit ratios differ by more than 0.1; empty otherwise.
+   */
+  public java.util.Optional<io.github.kvroute.advisors.CanaryComparison.Report> canary() {
+    return canary;
+  }
+
   public SimulationResult relabeled(String label) {
     if (label == null || label.isBlank()) {
       throw new IllegalArgumentException("label: " + label + " (expected: non-blank)");

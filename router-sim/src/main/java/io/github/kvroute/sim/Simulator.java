@@ -65,6 +65,24 @@ public final class Simulator {
         .run();
   }
 
+  /**
+   * {@link #run(Scenario, String, Map, ProgressListener)} with {@code probe} sampling the fleet every
+   * {@link FleetProbe#intervalMillis()} of virtual time; the result is the same as without it.
+   */
+  public SimulationResult run(Scenario scenario, String policyName, Map<String, String> policyConfig,
+      ProgressListener progress, FleetProbe probe) {
+    checkNotNull(scenario, "scenario: null (expected: non-null)");
+    checkNotNull(policyName, "policyName: null (expected: a registered policy name)");
+    checkNotNull(probe, "probe: null (expected: non-null)");
+    if (probe.intervalMillis() < 1) {
+      throw new IllegalArgumentException("probe.intervalMillis: " + probe.intervalMillis()
+          + " (expected: >= 1)");
+    }
+    Map<String, String> config = Map.copyOf(checkNotNull(policyConfig, "policyConfig: null"));
+    return new Simulation(scenario, byName(policyName, config), progressOrNone(progress), false,
+        probe).run();
+  }
+
   /** {@link #run(Scenario, String, Map, ProgressListener)} with no options and no progress. */
   public SimulationResult run(Scenario scenario, String policyName) {
     return run(scenario, policyName, Map.of(), ProgressListener.NONE);

@@ -61,6 +61,8 @@ final class Telemetry {
   private long blackedOut;
   private long lostBatches;
   private long replayed;
+  /** Each replica's model version, empty without a canary. */
+  private final List<java.util.Optional<String>> versions = new java.util.ArrayList<>();
 
   Telemetry(Scenario scenario, EventQueue events, Router[] routers, ReplicaEngine[] replicas,
       String model, SplittableRandom random) {
@@ -80,6 +82,7 @@ final class Telemetry {
       phaseNanos[i] = 1 + random.nextLong(intervalNanos);
       indexById.put(replicas[i].id, i);
       lastBatch.add(List.of());
+      versions.add(scenario.replicaVersion(i));
     }
     this.faults = scenario.faults();
     this.lossRandom = new SplittableRandom(scenario.seed() ^ 0x10557L);
@@ -186,6 +189,7 @@ final class Telemetry {
         .state(r.state())
         .role(r.role)
         .model(model);
+    versions.get(r.index).ifPresent(b::modelVersion);
     profile.report(r, b, generationRate(r, now));
     return b.build();
   }

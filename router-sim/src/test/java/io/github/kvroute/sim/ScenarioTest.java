@@ -24,6 +24,16 @@ class ScenarioTest {
   }
 
   @Test
+  void advisorScenariosAreNamedButNotInTheStandardSuite() {
+    assertThat(Scenarios.advisors()).extracting(Scenario::name)
+        .containsExactly("ramp-and-burst", "canary");
+    Scenario s = Scenarios.named("ramp-and-burst").orElseThrow();
+    assertThat(Scenarios.all()).doesNotContain(s);
+    assertThat(s.description()).contains("4->26 req/s over 720 s").contains("90 s x2.5 burst");
+    assertThat(s.replicas()).isEqualTo(3);
+  }
+
+  @Test
   void staleTelemetrySweepsTheDelay() {
     Scenario s = Scenarios.named("stale-telemetry").orElseThrow();
     assertThat(s.variants()).extracting(Scenario::name).containsExactly("stale-telemetry/d=0ms",
