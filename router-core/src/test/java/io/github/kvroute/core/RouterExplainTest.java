@@ -54,7 +54,9 @@ class RouterExplainTest {
     router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("other").model("another-model")
         .build());
     router.onSnapshot(ready("v2").modelVersion("v2").build());
-    Request r = request("q-1", prompt(256, 1)).modelVersion("v1").build();
+    Request r = request("q-1", io.github.kvroute.api.PromptKey.ofTokens(TestData.tokens(256, 1),
+        io.github.kvroute.api.CacheNamespace.of(TestData.MODEL, "v1", null))).modelVersion("v1")
+        .build();
     router.onSnapshot(ready("busy").modelVersion("v1").estimatedQueueDelayMillis(300).build());
     router.onSnapshot(ready("idle").modelVersion("v1").estimatedQueueDelayMillis(0).build());
     router.onSnapshot(ready("vetoed").modelVersion("v1").build());

@@ -8,6 +8,8 @@ import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.OutcomeStatus;
 import io.github.kvroute.api.ReplicaRole;
+import io.github.kvroute.api.CacheNamespace;
+import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.core.Admission;
@@ -387,8 +389,17 @@ final class Simulation implements ReplicaHost {
   }
 
   /** A first attempt with the model version the canary split gives it (sticky by session). */
+  /**
+   * {@code r} for the version the canary split gives it, its prompt keyed in that version's cache
+   * namespace (one version's KV is no use to another).
+   */
   private Request versioned(Request r) {
-    return r.toBuilder().modelVersion(canary.versionFor(r)).build();
+    String version = canary.versionFor(r);
+    PromptKey p = r.prompt();
+    PromptKey keyed = p.blockCount() == 0 ? p : PromptKey.ofBlockHashes(p.blockHashes(),
+        p.blockSizeTokens(), p.tokenCount(),
+        CacheNamespace.of(r.model(), version, r.adapter().orElse(null)));
+    return r.toBuilder().modelVersion(version).prompt(keyed).build();
   }
 
   private void end(RequestState st, RequestState.End end, String reason, Sequence last) {

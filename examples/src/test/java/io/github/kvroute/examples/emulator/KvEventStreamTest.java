@@ -34,13 +34,23 @@ class KvEventStreamTest {
     EngineModel small = EngineModel.scaledDown().withKvCacheBlocks(45);
     EmulatedReplica replica = EmulatedReplica.start("kv-events", "m", small, 0, true);
     try (ZContext context = new ZContext()) {
-      ZMQ.Socket sub = context.createSocket(SocketType.SUB);
-      sub.connect(replica.kvEventsEndpoint().orElseThrow());
-      sub.subscribe(new byte[0]);
-      sub.setReceiveTimeOut(200);
-      long[] joined = awaitSubscription(replica, sub);
+      // JeroMQ 0.6.0 with two contexts in one JVM now and then leaves a loopback connect
+      // unestablished: a fresh socket (up to 3) rather than a flaky test
+      ZMQ.Socket sub = null;
+      long[] joined = null;
+      for (int attempt = 0; attempt < 3 && joined == null; attempt++) {
+        if (sub != null) {
+          sub.close();
+        }
+        sub = context.createSocket(SocketType.SUB);
+        sub.connect(replica.kvEventsEndpoint().orElseThrow());
+        sub.subscribe(new byte[0]);
+        sub.setReceiveTimeOut(200);
+        joined = awaitSubscription(replica, sub, 100 * attempt);
+      }
+      assertThat(joined).as("a KV event within 100 probes, on one of 3 sockets").isNotNull();
       long last = joined[0];
-      int probes = (int) joined[1]; // each leaves one cached block, evictable once it finished
+      int probes = (int) joined[1]; // all sent, on every socket tried; each leaves one cached block, evictable once it finished
 
       complete(replica.uri(), SHARED + "x".repeat(1_280));    // 40 blocks, the first 20 shared
       Message first = receive(sub);
@@ -88,12 +98,14 @@ class KvEventStreamTest {
   /**
    * A SUB socket misses what is published before it has joined (ZeroMQ's slow joiner): send distinct
    * one-block prompts until one's event arrives, drain, and return the last sequence number seen and
-   * the number of probes sent.
+   * the number of probes sent in all (distinct prompts, counting {@code sent} before); null when
+   * none arrived within 100 probes.
    */
-  private static long[] awaitSubscription(EmulatedReplica replica, ZMQ.Socket sub) throws Exception {
+  private static long[] awaitSubscription(EmulatedReplica replica, ZMQ.Socket sub, int sent)
+      throws Exception {
     long last = -1;
-    int probes = 0;
-    for (int i = 0; i < 100 && last < 0; i++) {
+    int probes = sent;
+    for (int i = sent; i < sent + 100 && last < 0; i++) {
       complete(replica.uri(), "probe " + i + " ".repeat(64));
       probes++;
       byte[][] frames = frames(sub);
@@ -101,7 +113,9 @@ class KvEventStreamTest {
         last = ByteBuffer.wrap(frames[1]).getLong();
       }
     }
-    assertThat(last).as("a KV event within 100 probes").isNotNegative();
+    if (last < 0) {
+      return null;
+    }
     for (byte[][] more = frames(sub); more != null; more = frames(sub)) {
       last = ByteBuffer.wrap(more[1]).getLong();
     }
