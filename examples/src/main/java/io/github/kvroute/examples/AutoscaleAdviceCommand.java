@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -51,9 +52,7 @@ final class AutoscaleAdviceCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   String engine;
 
-  @Option(names = "--rate-scale", paramLabel = "X") Double rateScale;
-  @Option(names = "--requests", paramLabel = "N") Integer requests;
-  @Option(names = "--seed", paramLabel = "S") Long seed;
+  @Mixin ScenarioOverrides overrides = new ScenarioOverrides();
 
   @Option(names = "--cold-start-s", paramLabel = "S", defaultValue = "240",
       description = "A new replica's cold start: the forecast horizon (default: ${DEFAULT-VALUE}).")
@@ -169,21 +168,7 @@ final class AutoscaleAdviceCommand implements Callable<Integer> {
     EnginePreset preset = EnginePreset.named(engine).orElseThrow(() -> new UserError("--engine: "
         + engine + " (expected: one of " + EnginePreset.all().stream().map(EnginePreset::name)
             .toList() + ")"));
-    try {
-      Scenario.Builder b = base.toBuilder().engine(preset);
-      if (rateScale != null) {
-        b.rateScale(rateScale);
-      }
-      if (requests != null) {
-        b.requests(requests);
-      }
-      if (seed != null) {
-        b.seed(seed);
-      }
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      throw new UserError(e.getMessage());
-    }
+    return overrides.apply(base.toBuilder().engine(preset));
   }
 
   /** The engine's per-worker throughput for the scenario's mean request, as {@code plan} gives it. */

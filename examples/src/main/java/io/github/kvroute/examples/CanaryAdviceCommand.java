@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -36,9 +37,7 @@ final class CanaryAdviceCommand implements Callable<Integer> {
       description = "The routing policy (default: ${DEFAULT-VALUE}).")
   String policy;
 
-  @Option(names = "--rate-scale", paramLabel = "X") Double rateScale;
-  @Option(names = "--requests", paramLabel = "N") Integer requests;
-  @Option(names = "--seed", paramLabel = "S") Long seed;
+  @Mixin ScenarioOverrides overrides = new ScenarioOverrides();
 
   @Override
   public Integer call() {
@@ -84,20 +83,6 @@ final class CanaryAdviceCommand implements Callable<Integer> {
     Scenario base = Scenarios.named(scenario).filter(x -> x.canary().isPresent())
         .orElseThrow(() -> new UserError("--scenario: " + scenario
             + " (expected: a scenario with a canary, e.g. canary)"));
-    try {
-      Scenario.Builder b = base.toBuilder();
-      if (rateScale != null) {
-        b.rateScale(rateScale);
-      }
-      if (requests != null) {
-        b.requests(requests);
-      }
-      if (seed != null) {
-        b.seed(seed);
-      }
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      throw new UserError(e.getMessage());
-    }
+    return overrides.apply(base.toBuilder());
   }
 }

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -44,9 +45,7 @@ final class ReplicationAdviceCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   String policy;
 
-  @Option(names = "--rate-scale", paramLabel = "X") Double rateScale;
-  @Option(names = "--requests", paramLabel = "N") Integer requests;
-  @Option(names = "--seed", paramLabel = "S") Long seed;
+  @Mixin ScenarioOverrides overrides = new ScenarioOverrides();
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
       description = "A hot-prefix-replication option, e.g. max_replicas=2 or prefix_tokens=256"
@@ -109,20 +108,6 @@ final class ReplicationAdviceCommand implements Callable<Integer> {
     Scenario s = Scenarios.named(scenario).orElseThrow(() -> new UserError("--scenario: "
         + scenario + " (expected: one of " + Scenarios.all().stream().map(Scenario::name).toList()
         + ")"));
-    try {
-      Scenario.Builder b = s.toBuilder();
-      if (rateScale != null) {
-        b.rateScale(rateScale);
-      }
-      if (requests != null) {
-        b.requests(requests);
-      }
-      if (seed != null) {
-        b.seed(seed);
-      }
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      throw new UserError(e.getMessage());
-    }
+    return overrides.apply(s.toBuilder());
   }
 }
