@@ -133,6 +133,18 @@ public interface CandidateView {
   double meanRequestCostMillis();
 
   /**
+   * The mean time to first token of the requests that recently reached their first token on this
+   * replica, from every router, as the replica's own TTFT histogram reports it (for example
+   * {@code vllm:time_to_first_token_seconds}: the change in its sum over the change in its count
+   * between reports, averaged over recent reports); empty until two reports with first tokens between
+   * them. Times {@link #arrivalsPerSecond()} / 1000 it is the number of requests in the replica's
+   * prefill system (Little's law), which prices the delay a placement imposes on later arrivals.
+   */
+  default OptionalDouble recentTtftMillis() {
+    return OptionalDouble.empty();
+  }
+
+  /**
    * How far outcomes have confirmed the router's cache beliefs about this replica: a running average of
    * reused tokens over predicted matched tokens, in {@code [0, 1]}; 1 when the index has been right (or
    * nothing has been learnt yet).
@@ -153,7 +165,7 @@ public interface CandidateView {
       CALIBRATED_QUEUE_MILLIS, ESTIMATED_OUTSTANDING_TOKENS, MATCHED, CACHE, PREFILL,
       ADAPTER_LOAD_MILLIS, KV_TRANSFER_MILLIS, KV_UTILIZATION, FREE_KV_TOKENS,
       UNSEEN_ARRIVALS_PER_SECOND, ARRIVALS_PER_SECOND, MEAN_REQUEST_COST_MILLIS,
-      CACHE_HIT_RELIABILITY
+      CACHE_HIT_RELIABILITY, RECENT_TTFT_MILLIS
     }
 
     private long set;
@@ -185,6 +197,7 @@ public interface CandidateView {
     double arrivalsPerSecond;
     double meanRequestCostMillis;
     double cacheHitReliability = 1.0;
+    OptionalDouble recentTtftMillis = OptionalDouble.empty();
 
     Builder() {}
 
@@ -343,6 +356,12 @@ public interface CandidateView {
       set = Checks.once(set, Option.CACHE_HIT_RELIABILITY);
       Checks.argument(v >= 0 && v <= 1, "cacheHitReliability", v, "in [0, 1]");
       cacheHitReliability = v;
+      return this;
+    }
+
+    public Builder recentTtftMillis(double v) {
+      set = Checks.once(set, Option.RECENT_TTFT_MILLIS);
+      recentTtftMillis = OptionalDouble.of(Checks.nonNegativeFinite(v, "recentTtftMillis"));
       return this;
     }
 

@@ -33,6 +33,7 @@ final class FixedCandidateView implements CandidateView {
   private final double arrivalsPerSecond;
   private final double meanRequestCostMillis;
   private final double cacheHitReliability;
+  private final OptionalDouble recentTtftMillis;
 
   FixedCandidateView(CandidateView.Builder b, ReplicaSnapshot snapshot) {
     replicaId = b.replicaId;
@@ -64,6 +65,7 @@ final class FixedCandidateView implements CandidateView {
     arrivalsPerSecond = b.arrivalsPerSecond;
     meanRequestCostMillis = b.meanRequestCostMillis;
     cacheHitReliability = b.cacheHitReliability;
+    recentTtftMillis = b.recentTtftMillis;
   }
 
   @Override public String replicaId() { return replicaId; }
@@ -94,6 +96,7 @@ final class FixedCandidateView implements CandidateView {
   @Override public double arrivalsPerSecond() { return arrivalsPerSecond; }
   @Override public double meanRequestCostMillis() { return meanRequestCostMillis; }
   @Override public double cacheHitReliability() { return cacheHitReliability; }
+  @Override public OptionalDouble recentTtftMillis() { return recentTtftMillis; }
 
   @Override
   public String toString() {

@@ -296,6 +296,7 @@ final class DecisionPipeline {
     v.meanRequestCostMillis = meanWork.millis();
     v.freedKvTokensPerSecond = r.freedTokensPerSecond;
     v.cacheHitReliability = entry.calibration.reliability();
+    v.recentTtftMillis = entry.recentTtftMillis;
   }
 
   private RoutingDecision decide(DecisionContext s) {

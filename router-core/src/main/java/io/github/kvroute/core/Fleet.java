@@ -13,6 +13,7 @@ import io.github.kvroute.api.UpdateResult;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -54,6 +55,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class Fleet {
   static final double PEER_NOISE_FLOOR = 0.2;
+  /** Weight of each report's mean TTFT in {@link ReplicaEntry#recentTtftMillis}. */
+  static final double TTFT_SMOOTHING = 0.3;
   /**
    * Removed replica ids whose last epoch is remembered (the least recently removed are forgotten).
    */
@@ -200,6 +203,7 @@ final class Fleet {
         entry.indexGeneration = index.reset(entry.slot);
       }
       updateUnseenRate(entry, s, observedAt);
+      updateRecentTtft(entry, s);
       entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s),
           s.waitingRequests().orElse(-1), peers(observedAt));
       mirror.onReport(entry, s);
@@ -399,6 +403,9 @@ final class Fleet {
     entry.mirroredCapacityBlocks = -1;
     entry.previousReceivedTotal = -1;
     entry.unseenRatePerSecond = Double.NaN;
+    entry.recentTtftMillis = OptionalDouble.empty();
+    entry.previousTtftSumSeconds = -1;
+    entry.previousTtftCount = -1;
     entry.ledger.reset();
     entry.calibration.onRestart();
   }
@@ -413,10 +420,10 @@ final class Fleet {
   }
 
   private void updateUnseenRate(ReplicaEntry entry, ReplicaSnapshot s, long observedAt) {
-    if (s.requestsReceivedTotal().isEmpty()) {
+    long received = receivedTotal(s);
+    if (received < 0) {
       return;
     }
-    long received = s.requestsReceivedTotal().getAsLong();
     long own = entry.ledger.sentBy(observedAt);
     if (entry.previousReceivedTotal >= 0 && observedAt > entry.previousObservedAtNanos
         && received >= entry.previousReceivedTotal) {
@@ -431,5 +438,47 @@ final class Fleet {
     entry.previousReceivedTotal = received;
     entry.previousObservedAtNanos = observedAt;
     entry.previousOwnTotal = own;
+  }
+
+  /**
+   * The mean of the TTFTs the replica's histogram recorded since its previous report, folded into a
+   * running average (weight {@value #TTFT_SMOOTHING} per report with first tokens). A histogram that
+   * went backwards (a restart the epoch did not show) starts the average over.
+   */
+  private static void updateRecentTtft(ReplicaEntry entry, ReplicaSnapshot s) {
+    if (s.timeToFirstToken().isEmpty()) {
+      return;
+    }
+    double sum = s.timeToFirstToken().get().sumSeconds();
+    long count = s.timeToFirstToken().get().count();
+    long firsts = count - entry.previousTtftCount;
+    if (entry.previousTtftCount >= 0 && firsts > 0 && sum >= entry.previousTtftSumSeconds) {
+      double sample = (sum - entry.previousTtftSumSeconds) * 1000.0 / firsts;
+      OptionalDouble old = entry.recentTtftMillis;
+      entry.recentTtftMillis = OptionalDouble.of(old.isEmpty() ? sample
+          : old.getAsDouble() + TTFT_SMOOTHING * (sample - old.getAsDouble()));
+    } else if (firsts < 0) {
+      entry.recentTtftMillis = OptionalDouble.empty();
+    }
+    entry.previousTtftSumSeconds = sum;
+    entry.previousTtftCount = count;
+  }
+
+  /**
+   * The requests the replica has received, ever: its own counter when it has one; else every request
+   * is finished, waiting or running, so the finished count (the count of a latency histogram observed
+   * at completion: {@code vllm:request_queue_time_seconds_count}) plus the two gauges; -1 when neither
+   * can be read. A stock vLLM has no arrivals counter, and without this a router behind several
+   * gateways takes itself for the only one.
+   */
+  static long receivedTotal(ReplicaSnapshot s) {
+    if (s.requestsReceivedTotal().isPresent()) {
+      return s.requestsReceivedTotal().getAsLong();
+    }
+    if (s.queueTime().isEmpty() || s.waitingRequests().isEmpty() || s.runningRequests().isEmpty()) {
+      return -1;
+    }
+    return s.queueTime().get().count() + s.waitingRequests().getAsInt()
+        + s.runningRequests().getAsInt();
   }
 }

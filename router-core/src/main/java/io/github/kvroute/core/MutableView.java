@@ -48,6 +48,8 @@ final class MutableView implements CandidateView {
   double arrivalsPerSecond;
   double meanRequestCostMillis;
   double cacheHitReliability;
+  /** The entry's, shared: built once per report, never per decision. */
+  OptionalDouble recentTtftMillis = OptionalDouble.empty();
   /** A half-open probe place reserved for this decision; given back unless the attempt uses it. */
   boolean probe;
   final DispatchLedger.Reading reading = new DispatchLedger.Reading();
@@ -190,6 +192,11 @@ final class MutableView implements CandidateView {
   @Override
   public double cacheHitReliability() {
     return cacheHitReliability;
+  }
+
+  @Override
+  public OptionalDouble recentTtftMillis() {
+    return recentTtftMillis;
   }
 
   @Override

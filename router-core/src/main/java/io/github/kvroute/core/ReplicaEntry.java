@@ -3,6 +3,7 @@ package io.github.kvroute.core;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
+import java.util.OptionalDouble;
 
 /**
  * Everything the router holds about one replica id across its epochs: the latest report, the prefix
@@ -46,6 +47,8 @@ final class ReplicaEntry {
   volatile boolean removed;
   /** Other routers' arrival rate measured from the received-requests counter; NaN until measured. */
   volatile double unseenRatePerSecond;
+  /** Mean TTFT of recent first tokens here, from the replica's TTFT histogram; empty until known. */
+  volatile OptionalDouble recentTtftMillis = OptionalDouble.empty();
   /** The capacity last sent to the index (reported or default, times the scale); -1 before. */
   volatile long mirroredCapacityBlocks = -1;
 
@@ -73,6 +76,11 @@ final class ReplicaEntry {
   long previousObservedAtNanos;
   @GuardedBy("this")
   long previousOwnTotal;
+  // the TTFT histogram's totals at the previous report; -1 before one
+  @GuardedBy("this")
+  double previousTtftSumSeconds = -1;
+  @GuardedBy("this")
+  long previousTtftCount = -1;
 
   ReplicaEntry(String id, int slot, int indexGeneration, ReplicaBreaker.Transitions transitions,
       BreakerConfig breakerConfig) {

@@ -56,6 +56,7 @@ final class RecordingPolicy implements RoutingPolicy {
         .cacheHitReliability(c.cacheHitReliability());
     c.kvUtilization().ifPresent(b::kvUtilization);
     c.freeKvTokens().ifPresent(b::freeKvTokens);
+    c.recentTtftMillis().ifPresent(b::recentTtftMillis);
     return b.build();
   }
 }

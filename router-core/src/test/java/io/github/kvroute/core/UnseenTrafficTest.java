@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.LatencyTotals;
+import io.github.kvroute.api.ReplicaSnapshot;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -106,6 +108,50 @@ class UnseenTrafficTest {
     CandidateView v = view(router, policy);
     assertThat(v.estimatedQueueMillis()).as("counted 1 + peers times").isCloseTo(3 * 55, within(11.0));
     assertThat(v.unseenArrivalsPerSecond()).as("explained by the peers").isCloseTo(0, within(0.5));
+  }
+
+  @Test
+  void withoutAnArrivalsCounter_finishedPlusWaitingPlusRunningMeasureThePeers() {
+    // a stock vLLM: no received-requests counter, but its queue-time histogram counts every finished
+    // request, and every received request is finished, waiting or running
+    RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    long received = 0;
+    router.onSnapshot(stock(0, 0, ticker.read()));
+    for (int second = 0; second < 30; second++) {
+      for (int i = 0; i < 4; i++) {
+        ticker.advanceMillis(250);
+        view(router, policy);
+        received += 3; // ours plus two peers' sends
+        router.onSnapshot(stock(received, second % 3, ticker.read()));
+      }
+    }
+
+    assertThat(router.fleet().peers(ticker.read())).isCloseTo(2.0, within(0.2));
+  }
+
+  @Test
+  void receivedIsTheCounterWhenReported_elseFinishedWaitingAndRunning_elseUnknown() {
+    assertThat(Fleet.receivedTotal(ready("r0").requestsReceivedTotal(42).build())).isEqualTo(42);
+    assertThat(Fleet.receivedTotal(stock(15, 2, 0))).isEqualTo(15);
+    assertThat(Fleet.receivedTotal(ready("r0").waitingRequests(1).runningRequests(1).build()))
+        .as("no finished count").isEqualTo(-1);
+  }
+
+  /**
+   * A stock vLLM report after {@code received} requests, {@code waiting} of them waiting and one
+   * running: the rest finished.
+   */
+  private static ReplicaSnapshot stock(long received, int waiting, long observedAt) {
+    int running = received > waiting ? 1 : 0;
+    long finished = received - waiting - running;
+    if (finished < 0) {
+      waiting = (int) received;
+      running = 0;
+      finished = 0;
+    }
+    return ready("r0").waitingRequests(waiting).runningRequests(running)
+        .queueTime(new LatencyTotals(0.01 * finished, finished)).observedAtNanos(observedAt).build();
   }
 
   @Test

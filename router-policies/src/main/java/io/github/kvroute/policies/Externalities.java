@@ -20,14 +20,19 @@ import java.util.List;
  * cold replicas whenever a queue forms (TTFT p99 365 ms) and keeping them warm (76 ms).
  *
  * <p><b>Queueing.</b> Prefill work {@code w} placed on a replica also delays the requests that arrive
- * behind it: in a single-server queue at utilisation {@code ρ} a busy period holds about
- * {@code ρ / (1 - ρ)} further arrivals, so the marginal delay is {@code w x ρ / (1 - ρ)}. The fleet's
- * {@code ρ} is estimated from the candidates' arrival rates and mean request cost, capped at 0.9.
- * Off by default: with prefill-only work it underestimates busy replicas and can over-stick to hot
- * prefixes under load.
+ * behind it: in a single-server queue a busy period holds about {@code L = ρ / (1 - ρ)} further
+ * requests, so the marginal delay is {@code w x L}. {@code L} is the number of requests in the
+ * replica's prefill system, which Little's law gives from what a gateway measures: the replica's
+ * arrival rate from every router times its recent mean TTFT ({@link CandidateView#recentTtftMillis()},
+ * from the engine's TTFT histogram). It is per replica, so a copy of a hot prefix on an idle replica is
+ * cheap and a recompute on a busy one is dear. Without a TTFT histogram, the fleet's {@code ρ} is
+ * estimated from the candidates' arrival rates and mean request cost instead. {@code L} is capped at
+ * {@value #MAX_REQUESTS_IN_SYSTEM} (utilisation 0.9). Measured in docs/cost-model.md
+ * ("Externalities").
  */
 final class Externalities {
-  static final double MAX_UTILISATION = 0.9;
+  /** The cap of {@code L}: a single-server queue at utilisation 0.9. */
+  static final double MAX_REQUESTS_IN_SYSTEM = 9;
 
   private Externalities() {}
 
@@ -40,8 +45,11 @@ final class Externalities {
     return evicted * (double) prompt.blockSizeTokens() * c.prefillMillisPerToken();
   }
 
-  /** {@code ρ / (1 - ρ)} for the fleet's estimated utilisation over {@code candidates}. */
-  static double queueingFactor(List<CandidateView> candidates) {
+  /**
+   * {@code ρ / (1 - ρ)} for the fleet's utilisation estimated from {@code candidates}' arrival rates
+   * and mean request cost: the requests in system of a replica that reports no TTFT histogram.
+   */
+  static double fleetRequestsInSystem(List<CandidateView> candidates) {
     if (candidates.isEmpty()) {
       return 0;
     }
@@ -49,12 +57,28 @@ final class Externalities {
     for (CandidateView c : candidates) {
       rho += c.arrivalsPerSecond() * c.meanRequestCostMillis() / 1000.0;
     }
-    rho = Math.max(0, Math.min(MAX_UTILISATION, rho / candidates.size()));
+    double maxRho = MAX_REQUESTS_IN_SYSTEM / (1 + MAX_REQUESTS_IN_SYSTEM);
+    rho = Math.max(0, Math.min(maxRho, rho / candidates.size()));
     return rho / (1 - rho);
   }
 
-  /** The delay {@code request}'s prefill on {@code c} imposes on later arrivals there. */
-  static double queueingMillis(Request request, CandidateView c, double factor) {
-    return factor * CostTerms.prefillMillis(request, c);
+  /**
+   * The requests in {@code c}'s prefill system by Little's law ({@code λ x W}), capped; {@code
+   * fallback} when the replica reports no TTFT histogram.
+   */
+  static double requestsInSystem(CandidateView c, double fallback) {
+    if (c.recentTtftMillis().isEmpty()) {
+      return fallback;
+    }
+    double l = c.arrivalsPerSecond() * c.recentTtftMillis().getAsDouble() / 1000.0;
+    return Math.min(MAX_REQUESTS_IN_SYSTEM, l);
+  }
+
+  /**
+   * The delay {@code request}'s prefill on {@code c} imposes on later arrivals there; {@code fleet} is
+   * {@link #fleetRequestsInSystem} of the decision's candidates.
+   */
+  static double queueingMillis(Request request, CandidateView c, double fleet) {
+    return requestsInSystem(c, fleet) * CostTerms.prefillMillis(request, c);
   }
 }

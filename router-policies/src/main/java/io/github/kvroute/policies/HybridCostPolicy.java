@@ -17,8 +17,8 @@ import java.util.Optional;
  * The default: place each request where its estimated time to first token is least, counting waiting,
  * recomputing the missing prefix, loading adapters or moving KV, and the risk of trusting stale
  * telemetry — the router's hybrid cost (docs/cost-model.md), with admission as the veto after it —
- * plus what the placement costs other requests (cache pollution by default; see
- * {@link Externalities}).
+ * plus what the placement costs other requests (cache pollution and the queue it adds for later
+ * arrivals; see {@link Externalities}).
  *
  * <h2>Design notes</h2>
  * The terms come from the router's own estimate ({@link RoutingContext#estimate}), in milliseconds, so
@@ -95,7 +95,7 @@ final class HybridCostPolicy implements RoutingPolicy {
       return RoutingDecision.rejected(RejectReason.POLICY,
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
-    double queueing = externality.queueing ? Externalities.queueingFactor(candidates) : 0;
+    double queueing = externality.queueing ? Externalities.fleetRequestsInSystem(candidates) : 0;
     CandidateView best = null;
     double bestMillis = Double.POSITIVE_INFINITY;
     int ties = 0;

@@ -17,9 +17,9 @@ import java.util.Set;
  * <p>Options: {@code <term>_weight} for every standard {@link CostTerm} ({@code queue_weight},
  * {@code prefill_weight}, {@code step_weight}, {@code transfer_weight}, {@code risk_weight},
  * {@code kv_pressure_weight}; each in [0, 100], default 1: minimise predicted TTFT; the weights shape
- * the ranking, never the predicted TTFT the decision carries); {@code externality} ({@code pollution}
- * (default), {@code queueing}, {@code all} or {@code none}: what the placement costs other requests,
- * added to the ranking); {@code stale} ({@code penalize} or {@code exclude}, default
+ * the ranking, never the predicted TTFT the decision carries); {@code externality} ({@code all}
+ * (default), {@code pollution}, {@code queueing} or {@code none}: what the placement costs other
+ * requests, added to the ranking; see {@link Externalities}); {@code stale} ({@code penalize} or {@code exclude}, default
  * {@code penalize}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
@@ -64,7 +64,7 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
     }
     boolean exclude = c.oneOf("stale", "penalize", Set.of("penalize", "exclude")).equals("exclude");
     HybridCostPolicy.Externality externality = HybridCostPolicy.Externality.valueOf(
-        c.oneOf("externality", "pollution", Set.of("none", "pollution", "queueing", "all"))
+        c.oneOf("externality", "all", Set.of("none", "pollution", "queueing", "all"))
             .toUpperCase(Locale.ROOT));
     return c.finish(() -> new HybridCostPolicy(weights, exclude, externality));
   }

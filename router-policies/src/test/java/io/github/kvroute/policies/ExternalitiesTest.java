@@ -50,12 +50,50 @@ class ExternalitiesTest {
       "7.5, 100, 3.0",      // rho 0.75
       "20,  100, 9.0",      // rho 2.0, capped at 0.9
   })
-  void queueingFactorIsRhoOverOneMinusRho_capped(double arrivals, double cost, double factor) {
+  void withoutATtftHistogram_theFleetsRhoOverOneMinusRho_capped(
+      double arrivals, double cost, double factor) {
     CandidateView v = CandidateView.newBuilder().arrivalsPerSecond(arrivals)
         .meanRequestCostMillis(cost).build();
 
-    assertThat(Externalities.queueingFactor(List.of(v, v))).isCloseTo(factor, within(1e-9));
-    assertThat(Externalities.queueingFactor(List.of())).isZero();
+    assertThat(Externalities.fleetRequestsInSystem(List.of(v, v))).isCloseTo(factor, within(1e-9));
+    assertThat(Externalities.fleetRequestsInSystem(List.of())).isZero();
+    assertThat(Externalities.requestsInSystem(v, 2.5)).as("no TTFT: the fleet's").isEqualTo(2.5);
+  }
+
+  @ParameterizedTest(name = "{0} req/s x TTFT {1} ms -> {2} in system")
+  @CsvSource({
+      "0,   300, 0.0",
+      "10,  100, 1.0",
+      "20,  250, 5.0",
+      "40,  500, 9.0",      // 20 by Little's law, capped
+  })
+  void withATtftHistogram_littlesLawPerReplica(double arrivals, double ttft, double inSystem) {
+    CandidateView v = CandidateView.newBuilder().arrivalsPerSecond(arrivals)
+        .recentTtftMillis(ttft).prefill(20, 0.035).build();
+
+    assertThat(Externalities.requestsInSystem(v, 7)).isCloseTo(inSystem, within(1e-9));
+    // 1,600 uncached tokens: 20 + 1,600 x 0.035 = 76 ms of prefill, delaying each of them
+    assertThat(Externalities.queueingMillis(request, v, 7)).isCloseTo(76 * inSystem, within(1e-9));
+  }
+
+  @Test
+  void queueingSendsARecomputeToTheIdleReplica_notTheBusyOne() {
+    // neither holds the prompt; "busy" has the shorter queue now but 8 requests in its prefill system
+    // (40/s x 200 ms), "idle" 0.5 (10/s x 50 ms)
+    CandidateView busy = CandidateView.newBuilder().replicaId("busy").prefill(20, 0.035)
+        .estimatedQueueMillis(10).arrivalsPerSecond(40).recentTtftMillis(200).build();
+    CandidateView idle = CandidateView.newBuilder().replicaId("idle").prefill(20, 0.035)
+        .estimatedQueueMillis(30).arrivalsPerSecond(10).recentTtftMillis(50).build();
+    List<CandidateView> both = List.of(busy, idle);
+
+    RoutingDecision myopic = policy(HybridCostPolicy.Externality.NONE)
+        .route(FixedRoutingContext.of(request, both, 1));
+    RoutingDecision d = policy(HybridCostPolicy.Externality.ALL)
+        .route(FixedRoutingContext.of(request, both, 1));
+
+    assertThat(myopic.replicaId()).as("86 < 106 ms of TTFT").isEqualTo("busy");
+    assertThat(d.replicaId()).as("86 + 8 x 76 > 106 + 0.5 x 76").isEqualTo("idle");
+    assertThat(d.score()).hasValueCloseTo(106 + 0.5 * 76, within(1e-9));
   }
 
   @Test
