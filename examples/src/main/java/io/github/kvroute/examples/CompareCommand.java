@@ -340,7 +340,7 @@ final class CompareCommand implements Callable<Integer> {
       out.append(String.format(Locale.ROOT, "  %s prefill ms/token: true %.4f, prior %.4f, learnt",
           r.policy(), c.get(0).trueMillisPerToken(), c.get(0).priorMillisPerToken()));
       for (SimulationResult.Calibration x : c) {
-        out.append(String.format(Locale.ROOT, " %.4f", x.learntMillisPerToken()));
+        out.append(' ').append(x.learntText(c.get(0)));
       }
       out.append('\n');
     }

@@ -94,6 +94,33 @@ class OutcomeTest {
         .withMessageContaining("expected: <= ttft = " + Duration.ofMillis(150));
   }
 
+  @Test
+  void queueTimeLongerThanPrefillTimeIsRejected() {
+    Outcome.Builder b = minimal(OutcomeStatus.SUCCESS)
+        .queueTime(Duration.ofMillis(200)).prefillTime(Duration.ofMillis(150));
+
+    assertThatIllegalArgumentException().isThrownBy(b::build)
+        .withMessageStartingWith("queueTime: " + Duration.ofMillis(200))
+        .withMessageContaining("expected: <= prefillTime = " + Duration.ofMillis(150));
+  }
+
+  @Test
+  void aPrefillTimeAfterTheFirstTokenIsAccepted() {
+    Outcome o = minimal(OutcomeStatus.SUCCESS).ttft(Duration.ofMillis(300))
+        .prefillTime(Duration.ofMillis(320)).build();
+
+    assertThat(o.prefillTime()).contains(Duration.ofMillis(320));
+    assertThat(o.toString()).contains("prefill=320");
+  }
+
+  @Test
+  void aPrefillTimeAloneMeansPrefillStarted() {
+    Outcome o = minimal(OutcomeStatus.CANCELLED).prefillTime(Duration.ofMillis(80)).build();
+
+    assertThat(o.prefillStarted()).isTrue();
+    assertThat(minimal(OutcomeStatus.CANCELLED).build().prefillStarted()).isFalse();
+  }
+
   static Stream<Arguments> badValues() {
     return Stream.of(
         bad("attempt: 0", "expected: >= 1", b -> b.attempt(0)),
@@ -102,6 +129,7 @@ class OutcomeTest {
         bad("outputTokens: -1", "expected: >= 0", b -> b.outputTokens(-1)),
         bad("queueTime: PT-0.001S", "expected: >= 0", b -> b.queueTime(Duration.ofMillis(-1))),
         bad("ttft: PT-1S", "expected: >= 0", b -> b.ttft(Duration.ofSeconds(-1))),
+        bad("prefillTime: PT-1S", "expected: >= 0", b -> b.prefillTime(Duration.ofSeconds(-1))),
         bad("requestId: \" \"", "expected: non-blank", b -> b.requestId(" ")),
         bad("replicaId: \"\"", "expected: non-blank", b -> b.replicaId("")));
   }
@@ -128,6 +156,7 @@ class OutcomeTest {
         option("queueTime", b -> b.queueTime(Duration.ZERO)),
         option("cachedTokens", b -> b.cachedTokens(0)),
         option("ttft", b -> b.ttft(Duration.ZERO)),
+        option("prefillTime", b -> b.prefillTime(Duration.ZERO)),
         option("outputTokens", b -> b.outputTokens(0)));
   }
 

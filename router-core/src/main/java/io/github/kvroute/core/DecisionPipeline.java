@@ -405,6 +405,10 @@ final class DecisionPipeline {
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
         d.cost().millis(CostTerm.QUEUE.termName()).orElse(Double.NaN));
+    if (prefillView != null) {
+      lease.transferMillis = s.kvTransferMillis(prefillView, chosen);
+      lease.transferTermMillis = d.cost().millis(PairSelection.TRANSFER_TERM).orElse(0);
+    }
     // the probe flag is set before the lease is visible: an expiry right after the add returns it
     lease.probe = chosen.probe;
     checkArgument(leases.add(lease),

@@ -1,6 +1,7 @@
 package io.github.kvroute.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.github.kvroute.api.ReplicaRole;
 import java.util.List;
@@ -58,6 +59,28 @@ class RequestPathScenariosTest {
 
     assertThat(pairs.sloAttainment()).isGreaterThan(sides.sloAttainment() + 0.1);
     assertThat(meanTransferMillis(pairs)).isLessThan(meanTransferMillis(sides) / 2);
+  }
+
+  /**
+   * The prefill replicas' learnt rates are their engines' own, not their links': replica-0's KV moves
+   * at a sixteenth of the reference link, and with the move counted as prefill it was learnt at 0.093
+   * ms/token against its true 0.0325.
+   */
+  @Test
+  void onSkewedLinksThePrefillReplicasLearnTheirOwnRate() {
+    Scenario s = Scenarios.named("pd-skewed-links").orElseThrow();
+
+    SimulationResult r = Simulator.create().run(s, "hybrid-cost");
+
+    List<SimulationResult.Calibration> prefill = r.calibration().subList(0, s.prefillReplicas());
+    assertThat(prefill).extracting(SimulationResult.Calibration::replicaId)
+        .containsExactly("replica-0", "replica-1");
+    for (SimulationResult.Calibration c : prefill) {
+      assertThat(c.learntMillisPerToken()).as(c.replicaId())
+          .isCloseTo(c.trueMillisPerToken(), withinPercentage(15));
+    }
+    assertThat(prefill.get(1).trueMillisPerToken())
+        .isEqualTo(2 * prefill.get(0).trueMillisPerToken());
   }
 
   private static double meanTransferMillis(SimulationResult r) {
