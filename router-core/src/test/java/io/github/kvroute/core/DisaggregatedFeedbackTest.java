@@ -10,9 +10,7 @@ import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
-import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
-import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.UpdateResult;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -29,7 +27,7 @@ class DisaggregatedFeedbackTest {
   private static final double PREFILL_END_MS = QUEUE_MS + 20 + PROMPT * 0.1;
 
   private final ManualTicker ticker = new ManualTicker();
-  private final Router router = Router.newBuilder().policy(new LeastPair()).ticker(ticker).seed(3)
+  private final Router router = Router.newBuilder().policy(new LeastPairPolicy()).ticker(ticker).seed(3)
       .build();
   /** 1,000 tokens of the default 320 KiB over the default reference link (6,000 in 95 ms). */
   private final double moveMillis = CostModel.defaults().kvTransferMillis(PROMPT);
@@ -37,19 +35,6 @@ class DisaggregatedFeedbackTest {
   DisaggregatedFeedbackTest() {
     router.onSnapshot(replica("P1", ReplicaRole.PREFILL));
     router.onSnapshot(replica("D1", ReplicaRole.DECODE));
-  }
-
-  /** Ranks the ready pairs by the prefill's estimate plus the move, as hybrid-cost does. */
-  private static final class LeastPair implements RoutingPolicy {
-    @Override
-    public String name() {
-      return "least-pair";
-    }
-
-    @Override
-    public RoutingDecision route(RoutingContext context) {
-      return PairSelection.leastCost(context, context::estimateMillis, 1);
-    }
   }
 
   private static ReplicaSnapshot replica(String id, ReplicaRole role) {

@@ -324,6 +324,9 @@ final class Simulation implements ReplicaHost {
       return;
     }
     Sequence s = new Sequence(st, request.attempt(), replica.index, d.epoch());
+    if (hedge != null && st.racing.stream().anyMatch(first -> first.replica == replica.index)) {
+      metrics.hedgesBesideFirst++;
+    }
     if (advisors != null) {
       st.racing.add(s);
       if (hedge == null && st.attempts == 1) {

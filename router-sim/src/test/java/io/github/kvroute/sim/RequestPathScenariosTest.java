@@ -133,6 +133,9 @@ class RequestPathScenariosTest {
     double per100 = Double.parseDouble(hedges.replaceAll(".*\\(([0-9.]+) per 100.*", "$1"));
     assertThat(per100).isBetween(0.5, 2.0); // the advisor's budget is 2 per 100
     assertThat(off.notes()).contains(
-        "hedges 0 (0.00 per 100 admitted), duplicate prefill 0 prompt tokens (0.00% of admitted)");
+        "hedges 0 (0.00 per 100 admitted), duplicate prefill 0 prompt tokens (0.00% of admitted),"
+            + " 0 on the first attempt's replica");
+    assertThat(hedges).as("a hedge goes to another replica than the attempt it hedges")
+        .endsWith(", 0 on the first attempt's replica");
   }
 }
