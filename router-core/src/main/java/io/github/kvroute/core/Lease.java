@@ -34,7 +34,11 @@ final class Lease {
   double transferTermMillis;
   volatile IndexStore.Insert insert;
   volatile boolean probe;
-  /** When the host reported the first token, on the router's ticker; {@code Long.MIN_VALUE} before. */
+  /**
+   * When the host reported the first token, on the router's ticker; {@code Long.MIN_VALUE} before.
+   * A disaggregated attempt's is set under this lease's monitor, the gate of its first token (its
+   * prefill may have left the prefill replica's books before, at {@code onPrefillDone}).
+   */
   volatile long firstTokenAtNanos = Long.MIN_VALUE;
 
   // DispatchLedger list, guarded by the ledger that holds the lease
