@@ -196,7 +196,7 @@ public final class Scenario {
   /**
    * Whether replicas publish KV events, putting the routers' prefix indexes in exact mode: always under
    * {@link TelemetryProfile#VLLM_KV_EVENTS}, never under {@code vllm} or {@code sglang}, and as set by
-   * {@link Builder#kvEvents} under {@code instrumented}.
+   * {@link ScenarioBuilder#kvEvents} under {@code instrumented}.
    */
   public boolean kvEvents() {
     return telemetry.alwaysKvEvents() || (kvEvents && telemetry.allowsKvEvents());
