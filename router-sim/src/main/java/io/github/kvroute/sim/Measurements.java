@@ -57,7 +57,7 @@ final class Measurements {
    */
   long hedges;
   long hedgePrefillTokens;
-  long hedgesBesideFirst;
+  long hedgesOnFirstReplica;
   long firstArrivalNanos = -1;
   long lastArrivalNanos = -1;
 

@@ -41,7 +41,7 @@ final class RunNotes {
               + " %d on the first attempt's replica",
           m.hedges, 100.0 * m.hedges / m.admitted, m.hedgePrefillTokens,
           m.admittedPromptTokens == 0 ? 0 : 100.0 * m.hedgePrefillTokens / m.admittedPromptTokens,
-          m.hedgesBesideFirst));
+          m.hedgesOnFirstReplica));
     }
     return out.build();
   }

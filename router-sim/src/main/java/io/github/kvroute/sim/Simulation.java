@@ -325,7 +325,7 @@ final class Simulation implements ReplicaHost {
     }
     Sequence s = new Sequence(st, request.attempt(), replica.index, d.epoch());
     if (hedge != null && st.racing.stream().anyMatch(first -> first.replica == replica.index)) {
-      metrics.hedgesBesideFirst++;
+      metrics.hedgesOnFirstReplica++;
     }
     if (advisors != null) {
       st.racing.add(s);
