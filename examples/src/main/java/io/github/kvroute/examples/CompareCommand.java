@@ -3,6 +3,7 @@ package io.github.kvroute.examples;
 import io.github.kvroute.api.RoutingPolicyRegistry;
 import io.github.kvroute.sim.EnginePreset;
 import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.ScenarioBuilder;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
 import io.github.kvroute.sim.Simulator;
@@ -254,7 +255,7 @@ final class CompareCommand implements Callable<Integer> {
   }
 
   private Scenario applyOverrides(Scenario s) {
-    Scenario.Builder b = s.toBuilder();
+    ScenarioBuilder b = s.toBuilder();
     try {
       applyTelemetry(b);
       if (replicas != null) {
@@ -289,7 +290,7 @@ final class CompareCommand implements Callable<Integer> {
   }
 
   /** {@code --telemetry} and {@code --prior-error} onto the scenario. */
-  private void applyTelemetry(Scenario.Builder b) {
+  private void applyTelemetry(ScenarioBuilder b) {
     if (telemetry == null) {
       applyPriorError(b);
       return;
@@ -300,7 +301,7 @@ final class CompareCommand implements Callable<Integer> {
     applyPriorError(b);
   }
 
-  private void applyPriorError(Scenario.Builder b) {
+  private void applyPriorError(ScenarioBuilder b) {
     if (priorError != null) {
       if (!(priorError >= 1) || priorError.isInfinite()) {
         throw new UserError("--prior-error: " + priorError + " (expected: a finite factor >= 1)");
@@ -340,7 +341,7 @@ final class CompareCommand implements Callable<Integer> {
       out.append(String.format(Locale.ROOT, "  %s prefill ms/token: true %.4f, prior %.4f, learnt",
           r.policy(), c.get(0).trueMillisPerToken(), c.get(0).priorMillisPerToken()));
       for (SimulationResult.Calibration x : c) {
-        out.append(String.format(Locale.ROOT, " %.4f", x.learntMillisPerToken()));
+        out.append(' ').append(x.learntText(c.get(0)));
       }
       out.append('\n');
     }
@@ -353,7 +354,7 @@ final class CompareCommand implements Callable<Integer> {
         + engine + " (expected: one of " + EnginePreset.all().stream().map(EnginePreset::name).toList()
         + ")"));
     try {
-      Scenario.Builder b = s.toBuilder().engine(preset);
+      ScenarioBuilder b = s.toBuilder().engine(preset);
       if (kvCapacityTokens != null) {
         b.kvCapacityTokens(kvCapacityTokens);
       }

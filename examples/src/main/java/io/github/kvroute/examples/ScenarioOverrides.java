@@ -1,6 +1,7 @@
 package io.github.kvroute.examples;
 
 import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.ScenarioBuilder;
 import picocli.CommandLine.Option;
 
 /**
@@ -20,7 +21,7 @@ final class ScenarioOverrides {
    *
    * @throws UserError naming the option when the scenario refuses a value
    */
-  Scenario apply(Scenario.Builder b) {
+  Scenario apply(ScenarioBuilder b) {
     try {
       if (rateScale != null) {
         b.rateScale(rateScale);

@@ -33,7 +33,10 @@ public record CandidateExplanation(String replicaId, long epoch, Verdict verdict
     CANDIDATE,
     /** Eligible, but a cost term returned {@code +Infinity}: no policy saw it. */
     VETOED,
-    /** Not a candidate: not ready, another model, version or adapter, or its breaker denied it. */
+    /**
+     * Not a candidate: not ready, another model, version or adapter, its breaker denied it, or it
+     * holds the request's earlier attempt still in flight (a hedge goes elsewhere).
+     */
     INELIGIBLE
   }
 

@@ -29,6 +29,7 @@ public final class Outcome {
   private final Optional<Duration> queueTime;
   private final OptionalInt cachedTokens;
   private final Optional<Duration> ttft;
+  private final Optional<Duration> prefillTime;
   private final OptionalInt outputTokens;
 
   private Outcome(Builder b) {
@@ -40,6 +41,7 @@ public final class Outcome {
     queueTime = Optional.ofNullable(b.queueTime);
     cachedTokens = b.cachedTokens;
     ttft = Optional.ofNullable(b.ttft);
+    prefillTime = Optional.ofNullable(b.prefillTime);
     outputTokens = b.outputTokens;
   }
 
@@ -82,20 +84,34 @@ public final class Outcome {
     return ttft;
   }
 
+  /**
+   * For a disaggregated attempt: the time from the send to the prefill replica's answer to its
+   * prefill request, which excludes the KV transfer and the decode replica's work that the
+   * {@link #ttft()} includes. A gateway that runs the two steps itself sees it: vLLM's disaggregated
+   * proxy sends the prompt to the prefill instance with {@code max_tokens = 1} and forwards the request
+   * to the decode instance when that answers. Empty for a whole-request attempt, whose TTFT is its
+   * prefill's.
+   */
+  public Optional<Duration> prefillTime() {
+    return prefillTime;
+  }
+
   public OptionalInt outputTokens() {
     return outputTokens;
   }
 
   /** Whether the replica began prefilling (so the prompt's blocks were computed there). */
   public boolean prefillStarted() {
-    return status.isSuccess() || ttft.isPresent() || cachedTokens.isPresent() || queueTime.isPresent();
+    return status.isSuccess() || ttft.isPresent() || cachedTokens.isPresent() || queueTime.isPresent()
+        || prefillTime.isPresent();
   }
 
   @Override
   public String toString() {
     return "Outcome{" + requestId + "#" + attempt + " on " + replicaId + "#" + epoch + ": " + status
         + (cachedTokens.isPresent() ? ", cached=" + cachedTokens.getAsInt() : "")
-        + ttft.map(t -> ", ttft=" + Checks.millisText(t)).orElse("") + "}";
+        + ttft.map(t -> ", ttft=" + Checks.millisText(t)).orElse("")
+        + prefillTime.map(t -> ", prefill=" + Checks.millisText(t)).orElse("") + "}";
   }
 
   /** Builds an {@link Outcome}. Not thread-safe; each option may be set once. */
@@ -103,7 +119,7 @@ public final class Outcome {
     /** This builder's options, each set once ({@link Checks#once}). */
     private enum Option {
       REQUEST_ID, ATTEMPT, REPLICA_ID, EPOCH, STATUS, QUEUE_TIME, CACHED_TOKENS, TTFT,
-      OUTPUT_TOKENS
+      PREFILL_TIME, OUTPUT_TOKENS
     }
 
     private long set;
@@ -115,6 +131,7 @@ public final class Outcome {
     private Duration queueTime;
     private OptionalInt cachedTokens = OptionalInt.empty();
     private Duration ttft;
+    private Duration prefillTime;
     private OptionalInt outputTokens = OptionalInt.empty();
 
     private Builder() {}
@@ -173,6 +190,13 @@ public final class Outcome {
       return this;
     }
 
+    /** A disaggregated attempt's {@linkplain Outcome#prefillTime() prefill time}. */
+    public Builder prefillTime(Duration prefillTime) {
+      set = Checks.once(set, Option.PREFILL_TIME);
+      this.prefillTime = Checks.nonNegative(prefillTime, "prefillTime");
+      return this;
+    }
+
     public Builder outputTokens(int outputTokens) {
       set = Checks.once(set, Option.OUTPUT_TOKENS);
       this.outputTokens = OptionalInt.of(Checks.atLeast(outputTokens, 0, "outputTokens"));
@@ -197,6 +221,12 @@ public final class Outcome {
       }
       if (queueTime != null && ttft != null) {
         Checks.argument(queueTime.compareTo(ttft) <= 0, "queueTime", queueTime, "<= ttft = " + ttft);
+      }
+      // the queue is the prefill replica's; the prefill's answer may come after the decode's first
+      // token (a proxy that sends both at once), so the prefill time is not bounded by the TTFT
+      if (queueTime != null && prefillTime != null) {
+        Checks.argument(queueTime.compareTo(prefillTime) <= 0, "queueTime", queueTime,
+            "<= prefillTime = " + prefillTime);
       }
       return new Outcome(this);
     }

@@ -84,14 +84,40 @@ class OutcomeTest {
         .withMessageContaining("expected");
   }
 
-  @Test
-  void queueTimeLongerThanTtftIsRejected() {
-    Outcome.Builder b = minimal(OutcomeStatus.SUCCESS)
-        .queueTime(Duration.ofMillis(200)).ttft(Duration.ofMillis(150));
+  /** The queue time bounds the TTFT and the prefill time (both measured from the same send). */
+  static Stream<Arguments> timesAfterTheQueue() {
+    return Stream.of(
+        Arguments.of("ttft", (Consumer<Outcome.Builder>) b -> b.ttft(Duration.ofMillis(150))),
+        Arguments.of("prefillTime",
+            (Consumer<Outcome.Builder>) b -> b.prefillTime(Duration.ofMillis(150))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("timesAfterTheQueue")
+  void aQueueTimeLongerThanALaterTimeIsRejected(String later, Consumer<Outcome.Builder> set) {
+    Outcome.Builder b = minimal(OutcomeStatus.SUCCESS).queueTime(Duration.ofMillis(200));
+    set.accept(b);
 
     assertThatIllegalArgumentException().isThrownBy(b::build)
         .withMessageStartingWith("queueTime: " + Duration.ofMillis(200))
-        .withMessageContaining("expected: <= ttft = " + Duration.ofMillis(150));
+        .withMessageContaining("expected: <= " + later + " = " + Duration.ofMillis(150));
+  }
+
+  @Test
+  void aPrefillTimeAfterTheFirstTokenIsAccepted() {
+    Outcome o = minimal(OutcomeStatus.SUCCESS).ttft(Duration.ofMillis(300))
+        .prefillTime(Duration.ofMillis(320)).build();
+
+    assertThat(o.prefillTime()).contains(Duration.ofMillis(320));
+    assertThat(o.toString()).contains("prefill=320");
+  }
+
+  @Test
+  void aPrefillTimeAloneMeansPrefillStarted() {
+    Outcome o = minimal(OutcomeStatus.CANCELLED).prefillTime(Duration.ofMillis(80)).build();
+
+    assertThat(o.prefillStarted()).isTrue();
+    assertThat(minimal(OutcomeStatus.CANCELLED).build().prefillStarted()).isFalse();
   }
 
   static Stream<Arguments> badValues() {
@@ -102,6 +128,7 @@ class OutcomeTest {
         bad("outputTokens: -1", "expected: >= 0", b -> b.outputTokens(-1)),
         bad("queueTime: PT-0.001S", "expected: >= 0", b -> b.queueTime(Duration.ofMillis(-1))),
         bad("ttft: PT-1S", "expected: >= 0", b -> b.ttft(Duration.ofSeconds(-1))),
+        bad("prefillTime: PT-1S", "expected: >= 0", b -> b.prefillTime(Duration.ofSeconds(-1))),
         bad("requestId: \" \"", "expected: non-blank", b -> b.requestId(" ")),
         bad("replicaId: \"\"", "expected: non-blank", b -> b.replicaId("")));
   }
@@ -128,6 +155,7 @@ class OutcomeTest {
         option("queueTime", b -> b.queueTime(Duration.ZERO)),
         option("cachedTokens", b -> b.cachedTokens(0)),
         option("ttft", b -> b.ttft(Duration.ZERO)),
+        option("prefillTime", b -> b.prefillTime(Duration.ZERO)),
         option("outputTokens", b -> b.outputTokens(0)));
   }
 

@@ -36,6 +36,12 @@ package io.github.kvroute.core;
  * carry a whole decode step), and vLLM's {@code request_prefill_time_seconds} histogram, scheduled to
  * first token, counts the batch's other work: 3-20x the true rate on mixed-sizes.
  *
+ * <p><b>Disaggregated attempts.</b> The lessons are the prefill replica's, so each is given the
+ * attempt's TTFT as that replica served it ({@code Feedback.prefillTtftMillis}): a pair's TTFT also
+ * holds the KV move to the decode replica, which, learnt as prefill, made a replica with a slow link
+ * look slow to compute (on {@code pd-skewed-links} the fast prefill replica's 0.0325 ms/token was
+ * learnt as 0.093) and its predicted move count twice.
+ *
  * <p>The corrected queue ({@code CandidateView.calibratedQueueMillis}) is for absolute judgements: the
  * deadline admission compares it with the budget. Ranking keeps the uncorrected estimate: scaling every
  * queue by its factor shifted hybrid-cost from cache affinity toward balance and lost goodput on

@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * <ol>
  *   <li>validate the request (a bad one throws before any state is touched);
  *   <li>candidates: READY, current epoch, breaker permitting, right model, version and adapter,
- *       sorted by role;
+ *       sorted by role (a later attempt avoids the replicas of the request's attempt in flight);
  *   <li>one walk of the prefix index gives every candidate's leading match;
  *   <li>views: report and its age, this router's sends since it, estimates;
  *   <li>the policy chooses (contained: a throwing or invalid policy falls back to least cost);
@@ -179,6 +179,11 @@ final class DecisionPipeline {
       fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
     }
     vetoInfinite(s);
+    Lease earlier = request.attempt() > 1
+        ? leases.olderOpen(new RequestRef(request.id(), request.attempt())) : null;
+    if (earlier != null) {
+      AttemptPlacement.avoid(s, earlier);
+    }
   }
 
   /**
@@ -222,6 +227,7 @@ final class DecisionPipeline {
       }
       MutableView v = s.views[s.viewCount++];
       v.probe = permit == ReplicaBreaker.Permit.PROBE && !s.dryRun;
+      v.avoided = false;
       v.entry = entry;
       v.snapshot = snap;
       v.epoch = snap.epoch();
@@ -406,6 +412,10 @@ final class DecisionPipeline {
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
         d.cost().millis(CostTerm.QUEUE.termName()).orElse(Double.NaN));
+    if (prefillView != null) {
+      lease.transferMillis = s.kvTransferMillis(prefillView, chosen);
+      lease.transferTermMillis = d.cost().millis(PairSelection.TRANSFER_TERM).orElse(0);
+    }
     // the probe flag is set before the lease is visible: an expiry right after the add returns it
     lease.probe = chosen.probe;
     checkArgument(leases.add(lease),

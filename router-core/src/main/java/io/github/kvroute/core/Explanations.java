@@ -45,6 +45,11 @@ final class Explanations {
       RoutingDecision d) {
     CostBreakdown estimate = s.estimate(v);
     String id = v.entry.id;
+    if (v.avoided) {
+      return new CandidateExplanation(id, v.epoch, Verdict.INELIGIBLE,
+          "holds the request's earlier attempt, still in flight: a later attempt goes elsewhere",
+          CostBreakdown.empty(), 0, OptionalDouble.empty());
+    }
     if (v.standardMillis == Double.POSITIVE_INFINITY) {
       return new CandidateExplanation(id, v.epoch, Verdict.VETOED, vetoReason(estimate), estimate,
           v.matchedTokens, OptionalDouble.empty());

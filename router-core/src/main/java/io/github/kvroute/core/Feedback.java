@@ -98,13 +98,41 @@ final class Feedback {
     }
     long now = ticker.read();
     if (lease.prefillReplica != null) {
+      // a pair's prefill may have left its replica's books already (onPrefillDone): the lease is the
+      // gate
+      synchronized (lease) {
+        if (lease.firstTokenAtNanos != Long.MIN_VALUE) {
+          return UpdateResult.DUPLICATE;
+        }
+        lease.firstTokenAtNanos = now;
+      }
       lease.replica.ledger.decodeArrived(lease);
+      lease.prefillReplica.ledger.firstToken(lease, now);
+      return UpdateResult.APPLIED;
     }
-    if (!lease.prefillTarget().ledger.firstToken(lease, now)) {
+    if (!lease.replica.ledger.firstToken(lease, now)) {
       return UpdateResult.DUPLICATE;
     }
     lease.firstTokenAtNanos = now;
     return UpdateResult.APPLIED;
+  }
+
+  /**
+   * A disaggregated attempt's prefill replica answered: the prefill's work leaves that replica's
+   * queue estimate (as a first token does for a whole-request attempt); the decode side waits for
+   * the first token.
+   */
+  UpdateResult onPrefillDone(RequestRef ref, String prefillReplicaId, long prefillEpoch) {
+    Lease lease = leases.get(ref);
+    if (lease == null) {
+      return leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
+    }
+    ReplicaEntry prefill = lease.prefillReplica;
+    if (prefill == null || !prefill.id.equals(prefillReplicaId) || prefill.epoch != prefillEpoch) {
+      return UpdateResult.MISMATCHED_REPLICA;
+    }
+    return prefill.ledger.firstToken(lease, ticker.read()) ? UpdateResult.APPLIED
+        : UpdateResult.DUPLICATE;
   }
 
   /**
@@ -175,6 +203,28 @@ final class Feedback {
     }
   }
 
+  /**
+   * The attempt's TTFT as its prefill replica served it, in ms, or NaN if the outcome tells none.
+   * A whole-request attempt's TTFT is its prefill's. A disaggregated attempt's TTFT also holds the KV
+   * move to the decode replica (over a slow link longer than the prefill itself), which calibration
+   * must not charge to the prefill replica: so the prefill time the gateway saw, else the TTFT less
+   * the move as this router priced it when routing (never below the reported queue time).
+   */
+  static double prefillTtftMillis(Lease lease, Outcome outcome) {
+    if (lease.prefillReplica != null && outcome.prefillTime().isPresent()) {
+      return Durations.millis(outcome.prefillTime().get());
+    }
+    if (outcome.ttft().isEmpty()) {
+      return Double.NaN;
+    }
+    double ttft = Durations.millis(outcome.ttft().get());
+    if (lease.prefillReplica == null) {
+      return ttft;
+    }
+    double floor = outcome.queueTime().map(Durations::millis).orElse(0.0);
+    return Math.max(floor, ttft - lease.transferMillis);
+  }
+
   private void learn(Lease lease, Outcome outcome) {
     ReplicaEntry computed = lease.prefillTarget();
     if (outcome.prefillStarted()) {
@@ -189,23 +239,22 @@ final class Feedback {
               lease.predictedMatchedTokens - reused >= blockSizeTokens);
         }
       }
-      if (outcome.ttft().isPresent() && outcome.queueTime().isPresent()) {
+      double ttft = prefillTtftMillis(lease, outcome);
+      if (!Double.isNaN(ttft) && outcome.queueTime().isPresent()) {
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
-        double prefillMillis =
-            Durations.millis(outcome.ttft().get()) - Durations.millis(outcome.queueTime().get());
+        double prefillMillis = ttft - Durations.millis(outcome.queueTime().get());
         computed.calibration.recordPrefill(prefillMillis, costModel.prefillOverheadMillis(),
             lease.promptTokens - reused, costModel.prefillMillisPerToken());
-      } else if (outcome.ttft().isPresent() && lease.dispatchedIdle) {
+      } else if (!Double.isNaN(ttft) && lease.dispatchedIdle) {
         // a stock engine tells no queue time; an attempt with no prefill of ours ahead of it had none
         int reused = outcome.cachedTokens().orElse(lease.predictedMatchedTokens);
-        computed.calibration.recordUnqueuedTtft(Durations.millis(outcome.ttft().get()),
-            lease.promptTokens - reused, costModel.prefillMillisPerToken());
+        computed.calibration.recordUnqueuedTtft(ttft, lease.promptTokens - reused,
+            costModel.prefillMillisPerToken());
       }
-      if (outcome.ttft().isPresent()) {
-        // what the decision predicted besides the queue: its cost without its queue term
+      if (!Double.isNaN(ttft)) {
+        // what the decision predicted besides the queue (and the move): its cost without those terms
         computed.calibration.recordQueue(lease.predictedQueueMillis,
-            lease.predictedCostMillis - lease.queueTermMillis,
-            Durations.millis(outcome.ttft().get()));
+            lease.predictedCostMillis - lease.queueTermMillis - lease.transferTermMillis, ttft);
       }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);

@@ -31,8 +31,9 @@ import java.util.Optional;
  * learnt late share is 0 and nothing is hedged.
  *
  * <p>A hedge is a later attempt of the same request ({@link Request#nextAttempt()}), routed like a
- * retry: routing it ends the router's record of the first, and the host keeps whichever returns a
- * token first, cancelling the other. Hedges are rationed by a budget: every advised request adds
+ * retry: routing it ends the router's record of the first and places it on another replica (or
+ * pair) than the first's unless none other is eligible, and the host keeps whichever returns a token
+ * first, cancelling the other. Hedges are rationed by a budget: every advised request adds
  * {@code budget} to an allowance and a hedge spends 1, so hedges never exceed {@code budget} times
  * the requests advised. Outcomes of hedged requests count as late (they were), but their measured TTFT
  * is the hedge's, so they do not teach how long the stranded wait would have been.

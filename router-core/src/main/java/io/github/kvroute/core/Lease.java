@@ -24,9 +24,21 @@ final class Lease {
   /** The compute replica's queue estimate, and the queue term of the decision's cost (NaN if none). */
   final double predictedQueueMillis;
   final double queueTermMillis;
+  /**
+   * A disaggregated attempt's KV move as this router priced it when routing (the move and the link's
+   * backlog), and the decision cost's {@value PairSelection#TRANSFER_TERM} term (0 if none); 0 for a
+   * whole-request attempt. Calibration takes them out of the TTFT and the prediction, so that only the
+   * prefill replica's own work teaches its rates. Written before the lease is published.
+   */
+  double transferMillis;
+  double transferTermMillis;
   volatile IndexStore.Insert insert;
   volatile boolean probe;
-  /** When the host reported the first token, on the router's ticker; {@code Long.MIN_VALUE} before. */
+  /**
+   * When the host reported the first token, on the router's ticker; {@code Long.MIN_VALUE} before.
+   * A disaggregated attempt's is set under this lease's monitor, the gate of its first token (its
+   * prefill may have left the prefill replica's books before, at {@code onPrefillDone}).
+   */
   volatile long firstTokenAtNanos = Long.MIN_VALUE;
 
   // DispatchLedger list, guarded by the ledger that holds the lease

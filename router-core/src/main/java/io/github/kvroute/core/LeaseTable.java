@@ -104,6 +104,13 @@ final class LeaseTable {
         ? current : null;
   }
 
+  /** The request's open attempt older than {@code ref} (a hedge's first attempt), else null. */
+  Lease olderOpen(RequestRef ref) {
+    Lease current = latest.get(ref.requestId());
+    return current != null && current.ref.attempt() < ref.attempt() && get(current.ref) == current
+        ? current : null;
+  }
+
   /**
    * Makes the open {@code lease} its request's authoritative attempt: an older attempt still open
    * is closed here and returned (its books are the caller's to release), else null.

@@ -52,6 +52,8 @@ final class MutableView implements CandidateView {
   OptionalDouble recentTtftMillis = OptionalDouble.empty();
   /** A half-open probe place reserved for this decision; given back unless the attempt uses it. */
   boolean probe;
+  /** Taken out of the candidates: it holds the request's earlier attempt ({@link AttemptPlacement}). */
+  boolean avoided;
   final DispatchLedger.Reading reading = new DispatchLedger.Reading();
 
   @Override

@@ -51,6 +51,7 @@ import java.util.Optional;
  * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
  * log.debug("{}", router.explain(request));  // every replica's cost terms, or why it was left out
  *
+ * router.onPrefillDone(id, attempt, p, e);    // disaggregated: the prefill replica answered
  * router.onFirstToken(id, attempt, d.replicaId(), d.epoch()); // streaming: first token arrived
  * router.onOutcome(outcome);                 // when the response ends or fails
  * }</pre>
@@ -247,6 +248,29 @@ public final class Router implements TelemetrySink, AutoCloseable {
   public UpdateResult onFirstToken(String requestId, int attempt, String replicaId, long epoch) {
     checkNotNull(replicaId, "replicaId: null (expected: non-null)");
     return feedback.onFirstToken(new RequestRef(requestId, attempt), replicaId, epoch);
+  }
+
+  /**
+   * A disaggregated attempt's prefill replica answered its prefill request: in vLLM's disaggregated
+   * proxy flow the gateway sends the prompt there first (with {@code max_tokens = 1}) and forwards the
+   * request to the decode replica when that answers. The prefill's work leaves this router's queue
+   * estimate for the prefill replica now, not at the first token, which comes only after the KV move
+   * (over a slow link, seconds later). Optional: without it the prefill counts until the first token.
+   *
+   * @param prefillReplicaId and {@code prefillEpoch}: the decision's
+   *     {@link RoutingDecision#prefillReplicaId()} and {@link RoutingDecision#prefillEpoch()}
+   * @return {@link UpdateResult#APPLIED} the first time for a disaggregated attempt in flight;
+   *     {@link UpdateResult#DUPLICATE} for a repeat, a report after the first token, or a closed
+   *     attempt; {@link UpdateResult#MISMATCHED_REPLICA} when its prefill ran elsewhere, in another
+   *     epoch, or it was not disaggregated; {@link UpdateResult#UNKNOWN_REQUEST} when never routed
+   * @throws NullPointerException if {@code requestId} or {@code prefillReplicaId} is null
+   * @throws IllegalArgumentException if {@code requestId} is blank or {@code attempt < 1}
+   */
+  public UpdateResult onPrefillDone(String requestId, int attempt, String prefillReplicaId,
+      long prefillEpoch) {
+    checkNotNull(prefillReplicaId, "prefillReplicaId: null (expected: non-null)");
+    return feedback.onPrefillDone(new RequestRef(requestId, attempt), prefillReplicaId,
+        prefillEpoch);
   }
 
   /**

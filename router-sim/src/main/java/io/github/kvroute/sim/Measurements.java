@@ -51,9 +51,13 @@ final class Measurements {
   /** Prompt tokens offered and completed per tenant (as many entries as the workload has tenants). */
   final Map<String, Long> tenantOfferedTokens = new TreeMap<>();
   final Map<String, Long> tenantCompletedTokens = new TreeMap<>();
-  /** Hedges started, and the prompt tokens their duplicate prefills asked for. */
+  /**
+   * Hedges started, the prompt tokens their duplicate prefills asked for, and the hedges routed to
+   * the replica of the attempt they hedge.
+   */
   long hedges;
   long hedgePrefillTokens;
+  long hedgesOnFirstReplica;
   long firstArrivalNanos = -1;
   long lastArrivalNanos = -1;
 

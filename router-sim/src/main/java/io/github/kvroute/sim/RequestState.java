@@ -22,9 +22,13 @@ final class RequestState {
   /** A hedged request's attempts on replicas or on their way (two at most), for cancelling the loser. */
   final java.util.List<Sequence> racing = new java.util.ArrayList<>(2);
   double firstPredictedMillis = Double.NaN;
-  /** The latest disaggregated attempt's prefill half: when it was enqueued and admitted, its reuse. */
+  /**
+   * The latest disaggregated attempt's prefill half: when it was enqueued, admitted and done, its
+   * reuse.
+   */
   long pairEnqueuedAtNanos;
   long pairAdmittedAtNanos;
+  long pairPrefilledAtNanos;
   int pairCachedTokens;
   boolean admitted;
   boolean firstPrefillMeasured;

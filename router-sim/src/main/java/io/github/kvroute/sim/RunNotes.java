@@ -37,9 +37,11 @@ final class RunNotes {
     }
     if (m.hedgeNotes && m.admitted > 0) {
       out.add(String.format(Locale.ROOT,
-          "hedges %d (%.2f per 100 admitted), duplicate prefill %d prompt tokens (%.2f%% of admitted)",
+          "hedges %d (%.2f per 100 admitted), duplicate prefill %d prompt tokens (%.2f%% of admitted),"
+              + " %d on the first attempt's replica",
           m.hedges, 100.0 * m.hedges / m.admitted, m.hedgePrefillTokens,
-          m.admittedPromptTokens == 0 ? 0 : 100.0 * m.hedgePrefillTokens / m.admittedPromptTokens));
+          m.admittedPromptTokens == 0 ? 0 : 100.0 * m.hedgePrefillTokens / m.admittedPromptTokens,
+          m.hedgesOnFirstReplica));
     }
     return out.build();
   }

@@ -2,13 +2,10 @@ package io.github.kvroute.sim;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
-import static com.google.common.base.Preconditions.checkState;
 
 import com.google.common.collect.ImmutableList;
 import io.github.kvroute.core.Topology;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Everything one simulated run needs except the policy: the fleet (replicas and their
@@ -88,7 +85,7 @@ public final class Scenario {
   private final Canary canary;
   private final int standbyReplicas;
 
-  private Scenario(Builder b) {
+  Scenario(ScenarioBuilder b) {
     name = b.name;
     description = b.description != null ? b.description : b.workload.description();
     replicas = b.replicas;
@@ -124,13 +121,13 @@ public final class Scenario {
     standbyReplicas = b.standbyReplicas;
   }
 
-  public static Builder newBuilder() {
-    return new Builder();
+  public static ScenarioBuilder newBuilder() {
+    return new ScenarioBuilder();
   }
 
   /** A builder holding this scenario's values, for variations: each option may be set once more. */
-  public Builder toBuilder() {
-    Builder b = new Builder();
+  public ScenarioBuilder toBuilder() {
+    ScenarioBuilder b = new ScenarioBuilder();
     b.name = name;
     b.description = description;
     b.replicas = replicas;
@@ -199,7 +196,7 @@ public final class Scenario {
   /**
    * Whether replicas publish KV events, putting the routers' prefix indexes in exact mode: always under
    * {@link TelemetryProfile#VLLM_KV_EVENTS}, never under {@code vllm} or {@code sglang}, and as set by
-   * {@link Builder#kvEvents} under {@code instrumented}.
+   * {@link ScenarioBuilder#kvEvents} under {@code instrumented}.
    */
   public boolean kvEvents() {
     return telemetry.alwaysKvEvents() || (kvEvents && telemetry.allowsKvEvents());
@@ -370,326 +367,5 @@ public final class Scenario {
         + ", telemetry=" + telemetry + (kvEvents() ? ", kv-events" : "")
         + (priorErrorFactor != 1 ? ", prior x" + priorErrorFactor : "") + ", seed=" + seed
         + ", rateScale=" + rateScale + "}";
-  }
-
-  /** Builds a {@link Scenario}. Not thread-safe; each option may be set once. */
-  public static final class Builder {
-    private String name;
-    private String description;
-    private int replicas = 4;
-    private ReplicaModel replicaModel = EnginePreset.defaultPreset().replicaModel();
-    private long kvCapacityTokens;
-    private Workload workload;
-    private long telemetryIntervalMillis = 250;
-    private long telemetryDelayMillis = 50;
-    private boolean kvEvents;
-    private int routers = 1;
-    private double ttftSloMillis = 1_000;
-    private int blockSizeTokens;
-    private int requests;
-    private long seed = 1;
-    private double rateScale = 1.0;
-    private ImmutableList<Restart> restarts = ImmutableList.of();
-    private boolean retries = true;
-    private ImmutableList<Long> telemetryDelaySweepMillis = ImmutableList.of();
-    private long timeLimitMillis = 30 * 60_000L;
-    private TelemetryProfile telemetry = TelemetryProfile.VLLM;
-    private double priorErrorFactor = 1.5;
-    private Faults faults = Faults.NONE;
-    private int prefillReplicas;
-    private Topology topology = Topology.uniform();
-    private RequestControls controls = RequestControls.NONE;
-    private double slowTailShare;
-    private long slowTailMillis;
-    private ImmutableList<RequestControls> controlSweep = ImmutableList.of();
-    private Canary canary;
-    private int standbyReplicas;
-    private final Set<String> set = new HashSet<>();
-
-    private Builder() {}
-
-    private void once(String option) {
-      checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
-    }
-
-    /** Required. */
-    public Builder name(String v) {
-      once("name");
-      checkArgument(v != null && !v.isBlank(), "name: %s (expected: non-blank)", v);
-      name = v;
-      return this;
-    }
-
-    /** Defaults to the workload's description. */
-    public Builder description(String v) {
-      once("description");
-      checkArgument(v != null && !v.isBlank() && v.indexOf('\n') < 0,
-          "description: %s (expected: one non-blank line)", v);
-      description = v;
-      return this;
-    }
-
-    /** Default 4. */
-    public Builder replicas(int v) {
-      once("replicas");
-      checkArgument(v >= 1 && v <= 4_096, "replicas: %s (expected: in [1, 4096])", v);
-      replicas = v;
-      return this;
-    }
-
-    /** The replicas' engine; default {@link EnginePreset#defaultPreset()}'s. */
-    public Builder replicaModel(ReplicaModel v) {
-      once("replicaModel");
-      replicaModel = checkNotNull(v, "replicaModel: null (expected: non-null)");
-      return this;
-    }
-
-    /** The replicas' engine from a preset (the same option as {@link #replicaModel}). */
-    public Builder engine(EnginePreset v) {
-      return replicaModel(checkNotNull(v, "engine: null (expected: non-null)").replicaModel());
-    }
-
-    /**
-     * KV cache per replica in tokens, replacing the engine's (a scenario about cache pressure, or a
-     * huge value for an eviction-free run); default: the engine's.
-     */
-    public Builder kvCapacityTokens(long v) {
-      once("kvCapacityTokens");
-      checkArgument(v >= 1, "kvCapacityTokens: %s (expected: >= 1)", v);
-      kvCapacityTokens = v;
-      return this;
-    }
-
-    /** Required. */
-    public Builder workload(Workload v) {
-      once("workload");
-      workload = checkNotNull(v, "workload: null (expected: non-null)");
-      return this;
-    }
-
-    /** P; default 250 ms. */
-    public Builder telemetryIntervalMillis(long v) {
-      once("telemetryIntervalMillis");
-      checkArgument(v >= 1, "telemetryIntervalMillis: %s (expected: >= 1)", v);
-      telemetryIntervalMillis = v;
-      return this;
-    }
-
-    /** D; default 50 ms. */
-    public Builder telemetryDelayMillis(long v) {
-      once("telemetryDelayMillis");
-      checkArgument(v >= 0, "telemetryDelayMillis: %s (expected: >= 0)", v);
-      telemetryDelayMillis = v;
-      return this;
-    }
-
-    /**
-     * KV events under the {@code instrumented} profile; default off (routers guess cache contents from
-     * what they routed). The other profiles decide for themselves: asking for events under
-     * {@code vllm} or {@code sglang} fails at {@link #build()}.
-     */
-    public Builder kvEvents(boolean v) {
-      once("kvEvents");
-      kvEvents = v;
-      return this;
-    }
-
-    /** Default 1. */
-    public Builder routers(int v) {
-      once("routers");
-      checkArgument(v >= 1 && v <= 1_024, "routers: %s (expected: in [1, 1024])", v);
-      routers = v;
-      return this;
-    }
-
-    /** Default 1,000 ms. */
-    public Builder ttftSloMillis(double v) {
-      once("ttftSloMillis");
-      checkArgument(v > 0 && Double.isFinite(v), "ttftSloMillis: %s (expected: finite and > 0)", v);
-      ttftSloMillis = v;
-      return this;
-    }
-
-    /** Default: the workload's required block size, else 16. */
-    public Builder blockSizeTokens(int v) {
-      once("blockSizeTokens");
-      checkArgument(v >= 1, "blockSizeTokens: %s (expected: >= 1)", v);
-      blockSizeTokens = v;
-      return this;
-    }
-
-    /** Default: the workload's size when finite, else 2,000. */
-    public Builder requests(int v) {
-      once("requests");
-      checkArgument(v >= 1, "requests: %s (expected: >= 1)", v);
-      requests = v;
-      return this;
-    }
-
-    /** Default 1. */
-    public Builder seed(long v) {
-      once("seed");
-      seed = v;
-      return this;
-    }
-
-    /** Default 1. */
-    public Builder rateScale(double v) {
-      once("rateScale");
-      checkArgument(v > 0 && Double.isFinite(v), "rateScale: %s (expected: finite and > 0)", v);
-      rateScale = v;
-      return this;
-    }
-
-    /** Replica crashes; default none. */
-    public Builder restarts(List<Restart> v) {
-      once("restarts");
-      restarts = ImmutableList.copyOf(checkNotNull(v, "restarts: null (expected: a list)"));
-      return this;
-    }
-
-    /** Whether a failed attempt is retried once; default true. */
-    public Builder retries(boolean v) {
-      once("retries");
-      retries = v;
-      return this;
-    }
-
-    /** Telemetry delays to sweep as {@link Scenario#variants()}; default none. */
-    public Builder telemetryDelaySweepMillis(List<Long> v) {
-      once("telemetryDelaySweepMillis");
-      ImmutableList<Long> copy = ImmutableList.copyOf(checkNotNull(v, "telemetryDelaySweepMillis"));
-      for (long d : copy) {
-        checkArgument(d >= 0, "telemetryDelaySweepMillis: %s (expected: every delay >= 0)", copy);
-      }
-      telemetryDelaySweepMillis = copy;
-      return this;
-    }
-
-    /** Default 30 minutes after the last arrival. */
-    public Builder timeLimitMillis(long v) {
-      once("timeLimitMillis");
-      checkArgument(v >= 1, "timeLimitMillis: %s (expected: >= 1)", v);
-      timeLimitMillis = v;
-      return this;
-    }
-
-    /** What the routers are told; default {@link TelemetryProfile#VLLM}. */
-    public Builder telemetry(TelemetryProfile v) {
-      once("telemetry");
-      telemetry = checkNotNull(v, "telemetry: null (expected: a profile)");
-      return this;
-    }
-
-    /** The routers' prior error, {@code >= 1}; default 1.5 (1 = the routers know the engine exactly). */
-    public Builder priorErrorFactor(double v) {
-      once("priorErrorFactor");
-      checkArgument(v >= 1 && Double.isFinite(v), "priorErrorFactor: %s (expected: finite and >= 1)",
-          v);
-      priorErrorFactor = v;
-      return this;
-    }
-
-    /** The first {@code v} replicas prefill and the rest decode; default 0 (no disaggregation). */
-    public Builder prefillReplicas(int v) {
-      once("prefillReplicas");
-      checkArgument(v >= 0, "prefillReplicas: %s (expected: >= 0)", v);
-      prefillReplicas = v;
-      return this;
-    }
-
-    /** Replica placement and link bandwidths (replica ids are {@code replica-N}). */
-    public Builder topology(Topology v) {
-      once("topology");
-      topology = checkNotNull(v, "topology: null (expected: non-null)");
-      return this;
-    }
-
-    /** The routers' request-path controls; default {@link RequestControls#NONE}. */
-    public Builder controls(RequestControls v) {
-      once("controls");
-      controls = checkNotNull(v, "controls: null (expected: non-null)");
-      return this;
-    }
-
-    /**
-     * A slow tail: each attempt, with probability {@code share}, strands on a slow path (a
-     * congested network hop, a stuck connection) and reaches its replica {@code millis} late.
-     * Default none.
-     */
-    public Builder slowTail(double share, long millis) {
-      once("slowTail");
-      checkArgument(share >= 0 && share <= 1, "slowTail.share: %s (expected: in [0, 1])", share);
-      checkArgument(millis >= 0, "slowTail.millis: %s (expected: >= 0)", millis);
-      slowTailShare = share;
-      slowTailMillis = millis;
-      return this;
-    }
-
-    /** Request controls to sweep as {@link Scenario#variants()}; default none. */
-    public Builder controlSweep(List<RequestControls> v) {
-      once("controlSweep");
-      controlSweep = ImmutableList.copyOf(checkNotNull(v, "controlSweep: null (expected: a list)"));
-      return this;
-    }
-
-    /** Faults beyond crashes; default {@link Faults#NONE}. */
-    public Builder faults(Faults v) {
-      once("faults");
-      faults = checkNotNull(v, "faults: null (expected: non-null)");
-      return this;
-    }
-
-    /** Replicas (of {@link #replicas}) parked until a controller starts them; default 0. */
-    public Builder standbyReplicas(int v) {
-      once("standbyReplicas");
-      checkArgument(v >= 0, "standbyReplicas: %s (expected: >= 0)", v);
-      standbyReplicas = v;
-      return this;
-    }
-
-    /** A canary rollout; default none. */
-    public Builder canary(Canary v) {
-      once("canary");
-      canary = checkNotNull(v, "canary: null (expected: non-null)");
-      return this;
-    }
-
-    /**
-     * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
-     *     block size, a restart names a replica that does not exist, or KV events are asked for under
-     *     a profile without them
-     */
-    public Scenario build() {
-      checkArgument(name != null, "name: null (expected: set before build)");
-      checkArgument(workload != null, "workload: null (expected: set before build)");
-      if (blockSizeTokens > 0 && workload.requiredBlockSizeTokens().isPresent()) {
-        int required = workload.requiredBlockSizeTokens().getAsInt();
-        checkArgument(blockSizeTokens == required,
-            "blockSizeTokens: %s (expected: %s, the workload's block size)", blockSizeTokens, required);
-      }
-      checkArgument(!kvEvents || telemetry.allowsKvEvents(),
-          "kvEvents: true (expected: false under telemetry %s, which has no KV events; use"
-              + " vllm-kv-events, or instrumented with kvEvents)", telemetry);
-      for (Restart r : restarts) {
-        checkArgument(r.replica() < replicas, "restarts: replica %s (expected: < replicas = %s)",
-            r.replica(), replicas);
-      }
-      checkArgument(standbyReplicas < replicas,
-          "standbyReplicas: %s (expected: < replicas = %s, leaving one serving)", standbyReplicas,
-          replicas);
-      checkArgument(canary == null || canary.replicas() < replicas,
-          "canary.replicas: %s (expected: < replicas = %s, leaving the stable version one)",
-          canary == null ? 0 : canary.replicas(), replicas);
-      checkArgument(faults.maxReplica() < replicas,
-          "faults: replica %s (expected: < replicas = %s)", faults.maxReplica(), replicas);
-      checkArgument(faults.kvEventBatchLoss() == 0 || kvEvents
-          || telemetry.alwaysKvEvents(),
-          "faults.kvEventBatchLoss: %s (expected: 0 without KV events)", faults.kvEventBatchLoss());
-      checkArgument(prefillReplicas == 0 || prefillReplicas < replicas,
-          "prefillReplicas: %s (expected: 0, or fewer than replicas = %s to leave decode replicas)",
-          prefillReplicas, replicas);
-      return new Scenario(this);
-    }
   }
 }

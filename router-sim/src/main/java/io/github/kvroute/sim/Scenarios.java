@@ -3,8 +3,6 @@ package io.github.kvroute.sim;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 import com.google.common.collect.ImmutableList;
-import io.github.kvroute.core.LinkClass;
-import io.github.kvroute.core.Topology;
 import io.github.kvroute.sim.trace.TraceSource;
 import java.time.Duration;
 import java.util.List;
@@ -54,40 +52,6 @@ public final class Scenarios {
       replicaCrash(), staleEpochReplay(), telemetryBlackout(), eventGap(), slowReplica(),
       overload3x());
 
-  // ---- Request-path scenarios: run only when named (not part of all()); each shows one control of
-  // the request path (disaggregated pairs, tiers and tenant fairness, hedging).
-  /** {@code pd-disaggregated} and {@code pd-skewed-links}: Poisson requests per second. */
-  static final double PD_RPS = 24;
-  /** {@code pd-skewed-links}: Poisson requests per second (one prefill replica runs at half speed). */
-  static final double PD_SKEWED_RPS = 18;
-
-  /** {@code tenant-burst}: Poisson requests per second, above what the fleet serves. */
-  static final double TENANT_BURST_RPS = 40;
-
-  private static final ImmutableList<Scenario> REQUEST_PATH = ImmutableList.of(
-      pdDisaggregated(), pdSkewedLinks(), tenantBurst(), slowTail());
-
-  // ---- Advisor scenarios: run only when named (not part of all()), each long enough in virtual
-  // time for a fleet advisor's horizon (minutes), so slower than the standard suite.
-  /** {@code ramp-and-burst}: the arrival rate at the start of the ramp. */
-  static final double RAMP_FROM_RPS = 4;
-  /** {@code ramp-and-burst}: the arrival rate at the end of the ramp. */
-  static final double RAMP_TO_RPS = 26;
-  /** {@code ramp-and-burst}: the ramp's length in seconds. */
-  static final double RAMP_SECONDS = 720;
-  /** {@code ramp-and-burst}: when the burst starts, in seconds. */
-  static final double BURST_AT_SECONDS = 150;
-  /** {@code ramp-and-burst}: how long the burst lasts, shorter than a 4-minute cold start. */
-  static final double BURST_SECONDS = 90;
-  /** {@code ramp-and-burst}: the burst's multiple of the ramp's rate. */
-  static final double BURST_FACTOR = 2.5;
-
-  /** {@code canary}: the share of sessions (here: requests) sent to the new version. */
-  static final double CANARY_SHARE = 0.10;
-
-  private static final ImmutableList<Scenario> ADVISORS = ImmutableList.of(rampAndBurst(),
-      canary());
-
   private Scenarios() {}
 
   /**
@@ -112,7 +76,7 @@ public final class Scenarios {
    * when asked for by name.
    */
   public static List<Scenario> requestPath() {
-    return REQUEST_PATH;
+    return RequestPathScenarios.all();
   }
 
   /**
@@ -120,7 +84,7 @@ public final class Scenarios {
    * only when asked for by name; each spans minutes of virtual time, as fleet advice needs.
    */
   public static List<Scenario> advisors() {
-    return ADVISORS;
+    return AdvisorScenarios.all();
   }
 
   /**
@@ -129,12 +93,12 @@ public final class Scenarios {
    */
   public static Optional<Scenario> named(String name) {
     checkNotNull(name, "name: null (expected: a scenario name)");
-    return java.util.stream.Stream.of(ALL, FAILURES, REQUEST_PATH, ADVISORS).flatMap(List::stream)
+    return java.util.stream.Stream.of(ALL, FAILURES, requestPath(), advisors()).flatMap(List::stream)
         .filter(s -> s.name().equals(name)).findFirst();
   }
 
   /** A rate as the descriptions print it: {@code 20}, {@code 22.5}. */
-  private static String rate(double perSecond) {
+  static String rate(double perSecond) {
     return perSecond == Math.rint(perSecond) ? String.valueOf((long) perSecond)
         : String.format(java.util.Locale.ROOT, "%s", perSecond);
   }
@@ -405,152 +369,6 @@ public final class Scenarios {
         .workload(new SyntheticWorkload(ArrivalProcess.poisson(3 * OVERLOAD_RPS),
             Shapes.withDeadlines(Shapes.mixedSizes(1_500, 1.0, 100, 10_000, 150, 1.0, 10, 1_000),
                 0.5, Duration.ofMillis(1_000), 0.2, Duration.ofMillis(4_000))))
-        .build();
-  }
-
-  /**
-   * {@code pd-disaggregated}: 2 prefill and 4 decode replicas (65,536 tokens of KV each) in two
-   * racks, each prefill replica sharing a node with one decode replica and a rack with another;
-   * 8 tenants' 2,000-6,000-token system prompts with 64-512-token questions and 64-256-token
-   * answers, Poisson {@value #PD_RPS} req/s. The router chooses pairs: where the prompt's prefix is
-   * warm, which decode replica can hold the KV when the prefill ends, and how long the move takes
-   * (same node: the reference link, same rack half of it, across racks an eighth). 1 s TTFT
-   * objective, 2,000 requests.
-   */
-  static Scenario pdDisaggregated() {
-    return Scenario.newBuilder()
-        .name("pd-disaggregated")
-        .description("2 prefill + 4 decode replicas in 2 racks, KV moved over same-node / rack /"
-            + " cross-rack links; 8 tenants' 2k-6k prompts, Poisson " + rate(PD_RPS)
-            + " req/s, SLO 1 s")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(PD_RPS),
-            Shapes.tenants(new int[] {6_000, 5_500, 5_000, 4_500, 4_000, 3_000, 2_500, 2_000},
-                64, 512, 64, 256)))
-        .replicas(6)
-        .prefillReplicas(2)
-        .topology(Topology.newBuilder()
-            .place("replica-0", "node-a", "rack-1").place("replica-2", "node-a", "rack-1")
-            .place("replica-3", "node-b", "rack-1")
-            .place("replica-1", "node-c", "rack-2").place("replica-4", "node-c", "rack-2")
-            .place("replica-5", "node-d", "rack-2")
-            .build())
-        .kvCapacityTokens(65_536)
-        .requests(2_000)
-        .ttftSloMillis(1_000)
-        .build();
-  }
-
-  /**
-   * {@code pd-skewed-links}: {@link #pdDisaggregated()}'s requests at {@value #PD_SKEWED_RPS} req/s
-   * on 2 prefill and 3 decode
-   * replicas where the best prefill replica has a poor link to the free decode replicas: replica-0
-   * (full speed) sits alone in rack-1, every decode replica is in rack-2, and a cross-rack move runs
-   * at a sixteenth of the reference link; replica-1, beside them on node-c, runs its steps 2x slower.
-   * Choosing each side alone sends prefills to replica-0 and then waits for the move; the pair's
-   * cost weighs the faster prefill against the slower link.
-   */
-  static Scenario pdSkewedLinks() {
-    return pdDisaggregated().toBuilder()
-        .name("pd-skewed-links")
-        .description("the fastest prefill replica is a rack away from every decode replica (1/16"
-            + " of the reference link); the other prefills 2x slower beside them; Poisson "
-            + rate(PD_SKEWED_RPS) + " req/s, SLO 1 s")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(PD_SKEWED_RPS),
-            Shapes.tenants(new int[] {6_000, 5_500, 5_000, 4_500, 4_000, 3_000, 2_500, 2_000},
-                64, 512, 64, 256)))
-        .replicas(5)
-        .topology(Topology.newBuilder()
-            .place("replica-0", "node-a", "rack-1")
-            .place("replica-1", "node-c", "rack-2").place("replica-2", "node-c", "rack-2")
-            .place("replica-3", "node-d", "rack-2").place("replica-4", "node-e", "rack-2")
-            .bandwidth(LinkClass.CROSS_RACK, Topology.REFERENCE_BYTES_PER_SECOND / 16)
-            .build())
-        .faults(Faults.NONE.withSlowReplica(1, 2))
-        .build();
-  }
-
-  /**
-   * {@code tenant-burst}: a bulk tenant floods (60% of requests, BATCH, unique 4,000-8,000-token
-   * prompts) beside 4 chat tenants (INTERACTIVE, 1,000-token system prompts, short turns), Poisson
-   * {@value #TENANT_BURST_RPS} req/s on 4 replicas: more work than the fleet serves. Run twice: routers
-   * without request controls ({@code tenant-burst/off}) and with fleet backpressure by tier (limit the
-   * 1 s TTFT objective, interactive reserve 0.2) and tenant fairness ({@code tenant-burst/on}). The
-   * notes give the interactive tier's TTFT p99 and SLO attainment and each tenant's share of the
-   * completed prompt tokens. 3,000 requests.
-   */
-  static Scenario tenantBurst() {
-    return Scenario.newBuilder()
-        .name("tenant-burst")
-        .description("a bulk tenant floods (60% BATCH, 4k-8k-token prompts) beside 4 interactive chat"
-            + " tenants; Poisson " + rate(TENANT_BURST_RPS) + " req/s on 4 replicas, SLO 1 s;"
-            + " without / with tiers and tenant fairness")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(TENANT_BURST_RPS),
-            Shapes.tenantBurst(0.6, 4_000, 8_000, 4)))
-        .replicas(4)
-        .requests(3_000)
-        .ttftSloMillis(1_000)
-        .controlSweep(List.of(new RequestControls("off", false, false),
-            new RequestControls("on", true, false)))
-        .build();
-  }
-
-  /**
-   * {@code slow-tail}: {@link #multiTenant()}'s traffic at half its rate (the fleet is not the
-   * bottleneck) where 1% of attempts strand on a slow path and reach their replica 3 s late. Run
-   * without hedging ({@code slow-tail/off}) and with the hedging advice ({@code slow-tail/on}: a
-   * second attempt when one unanswered at its delay, at least 500 ms, is worth its duplicate prefill;
-   * budget 2 per 100). The notes count the hedges and their duplicate prefill.
-   */
-  static Scenario slowTail() {
-    return multiTenant().toBuilder()
-        .name("slow-tail")
-        .description("multi-tenant at " + rate(MULTI_TENANT_RPS / 2) + " req/s; 1% of attempts"
-            + " strand 3 s on a slow path; without / with hedging advice")
-        .workload(new SyntheticWorkload(ArrivalProcess.poisson(MULTI_TENANT_RPS / 2),
-            Shapes.tenants(new int[] {3_000, 2_800, 2_600, 3_000, 2_800, 2_600}, 32, 128, 16, 64)))
-        .slowTail(0.01, 3_000)
-        .controlSweep(List.of(new RequestControls("off", false, false),
-            new RequestControls("on", false, true)))
-        .build();
-  }
-
-  /**
-   * {@code ramp-and-burst}: Poisson arrivals ramping from {@value #RAMP_FROM_RPS} to
-   * {@value #RAMP_TO_RPS} req/s over {@value #RAMP_SECONDS} s, then steady, with the rate multiplied
-   * by {@value #BURST_FACTOR} for {@value #BURST_SECONDS} s from {@value #BURST_AT_SECONDS} s; unique prompts (log-normal, median
-   * 2,000 tokens, clipped to 200-8,000) and outputs (median 150, 10-1,000) on 3 replicas; 1 s TTFT
-   * objective, 14,000 requests (about 15 minutes). The ramp outgrows the fleet for good, which an
-   * autoscaler should see coming a cold start ahead; the burst is over before a replica started for
-   * it would serve.
-   */
-  static Scenario rampAndBurst() {
-    return Scenario.newBuilder()
-        .name("ramp-and-burst")
-        .description("slow ramp " + rate(RAMP_FROM_RPS) + "->" + rate(RAMP_TO_RPS) + " req/s over "
-            + rate(RAMP_SECONDS) + " s with a " + rate(BURST_SECONDS) + " s x" + rate(BURST_FACTOR)
-            + " burst at " + rate(BURST_AT_SECONDS) + " s; 3 replicas, SLO 1 s (autoscaling advice)")
-        .workload(new SyntheticWorkload(ArrivalProcess.rampAndBurst(RAMP_FROM_RPS, RAMP_TO_RPS,
-            RAMP_SECONDS, BURST_AT_SECONDS, BURST_SECONDS, BURST_FACTOR),
-            Shapes.mixedSizes(2_000, 0.8, 200, 8_000, 150, 1.0, 10, 1_000)))
-        .replicas(3)
-        .requests(14_000)
-        .ttftSloMillis(1_000)
-        .build();
-  }
-
-  /**
-   * {@code canary}: {@link #multiTenant()} during a rollout: replica-3 serves version v2, the others
-   * v1, and {@value #CANARY_SHARE} of the traffic goes to v2 (split by session, here by request: the
-   * workload has no sessions). The canary replica sees every tenant's prompt at a tenth of the rate
-   * and holds two of six, so it runs colder than the stable replicas whatever the model: its mean TTFT
-   * measures cache temperature, and the comparison must be read hit against hit, miss against miss.
-   */
-  static Scenario canary() {
-    return multiTenant().toBuilder()
-        .name("canary")
-        .description("multi-tenant during a rollout: replica-3 serves v2 and takes "
-            + rate(100 * CANARY_SHARE) + "% of the traffic; both arms' TTFT by prefix hit")
-        .canary(new Scenario.Canary("v1", "v2", CANARY_SHARE, 1))
         .build();
   }
 }

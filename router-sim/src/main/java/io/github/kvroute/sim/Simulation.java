@@ -175,12 +175,17 @@ final class Simulation implements ReplicaHost {
     return records;
   }
 
-  /** Router 0's prior and learnt prefill cost per token for each replica, beside the truth. */
+  /**
+   * Router 0's prior and learnt prefill cost per token for each replica, beside the truth (its
+   * engine's: a slowed replica's is the slower one).
+   */
   private List<SimulationResult.Calibration> calibration() {
     Router r = routers[0];
-    double truth = scenario.replicaModel().prefillMillisPerToken();
     List<SimulationResult.Calibration> out = new ArrayList<>();
     for (ReplicaStatus st : r.replicas()) {
+      ReplicaEngine engine = byId.get(st.replicaId());
+      double truth = (engine != null ? engine.model : scenario.replicaModel())
+          .prefillMillisPerToken();
       out.add(new SimulationResult.Calibration(st.replicaId(), truth,
           r.costModel().prefillMillisPerToken(), st.prefillMillisPerToken()));
     }
@@ -319,6 +324,9 @@ final class Simulation implements ReplicaHost {
       return;
     }
     Sequence s = new Sequence(st, request.attempt(), replica.index, d.epoch());
+    if (hedge != null && st.racing.stream().anyMatch(first -> first.replica == replica.index)) {
+      metrics.hedgesOnFirstReplica++;
+    }
     if (advisors != null) {
       st.racing.add(s);
       if (hedge == null && st.attempts == 1) {
@@ -380,6 +388,9 @@ final class Simulation implements ReplicaHost {
     st.pairEnqueuedAtNanos = s.enqueuedAtNanos;
     st.pairAdmittedAtNanos = s.firstAdmittedAtNanos;
     st.pairCachedTokens = s.firstCachedTokens;
+    st.pairPrefilledAtNanos = now;
+    // the gateway's prefill request answered (vLLM's proxy flow): the router's books learn it now
+    routers[st.router].onPrefillDone(st.request.id(), s.attempt, prefill.id, s.routedEpoch);
     events.schedule(done, () -> {
       Sequence half = new Sequence(st, s.attempt, decode.index, s.decodeEpoch);
       half.kvArrived = true;
@@ -535,13 +546,18 @@ final class Simulation implements ReplicaHost {
   public void finished(ReplicaEngine r, Sequence s) {
     // what a gateway reads off the response: its own TTFT and the completion's usage (cached tokens
     // in prompt_tokens_details); the engine-side queue time only from an instrumented engine
-    // a disaggregated attempt's TTFT, reuse and queue are its prefill half's, from the router's send
+    // a disaggregated attempt's TTFT, reuse, queue and prefill time are its prefill half's, from the
+    // router's send
     boolean pair = s.pairedFrom >= 0;
     long enqueued = pair ? s.request.pairEnqueuedAtNanos : s.enqueuedAtNanos;
     Outcome.Builder b = outcome(r, s, OutcomeStatus.SUCCESS)
         .ttft(Duration.ofNanos(s.firstTokenAtNanos - enqueued))
         .cachedTokens(pair ? s.request.pairCachedTokens : s.firstCachedTokens)
         .outputTokens(s.generated);
+    if (pair) {
+      // the gateway's own prefill request answered when the prefill ended (vLLM's proxy flow)
+      b.prefillTime(Duration.ofNanos(s.request.pairPrefilledAtNanos - enqueued));
+    }
     if (scenario.telemetry().outcomeQueueTime()) {
       long admitted = pair ? s.request.pairAdmittedAtNanos : s.firstAdmittedAtNanos;
       b.queueTime(Duration.ofNanos(admitted - enqueued));

@@ -41,7 +41,7 @@ public final class SimulationResult {
 
   /**
    * What one router believed about one replica's prefill cost per computed token at the end of the
-   * run, beside the simulated engine's true constant: its configured prior (off by the scenario's prior
+   * run, beside the simulated engine's true constant (a slowed replica's own): its configured prior (off by the scenario's prior
    * error factor) and what it had learnt from outcomes (the prior until enough samples).
    */
   public record Calibration(String replicaId, double trueMillisPerToken, double priorMillisPerToken,
@@ -54,9 +54,19 @@ public final class SimulationResult {
             all.get(0).priorMillisPerToken()));
       }
       for (Calibration c : all) {
-        b.append(String.format(Locale.ROOT, " %s %.4f", c.replicaId(), c.learntMillisPerToken()));
+        b.append(' ').append(c.replicaId()).append(' ').append(c.learntText(all.get(0)));
       }
       return b.toString();
+    }
+
+    /**
+     * The learnt cost, with this replica's true one beside it when it differs from {@code first}'s
+     * (a slowed replica), e.g. {@code 0.0650} or {@code 0.1301 (true 0.0650)}.
+     */
+    public String learntText(Calibration first) {
+      String learnt = String.format(Locale.ROOT, "%.4f", learntMillisPerToken);
+      return trueMillisPerToken == first.trueMillisPerToken ? learnt
+          : learnt + String.format(Locale.ROOT, " (true %.4f)", trueMillisPerToken);
     }
   }
 

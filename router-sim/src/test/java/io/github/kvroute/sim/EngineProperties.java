@@ -66,7 +66,7 @@ class EngineProperties {
     }
     ReplicaModel model = ReplicaModel.newBuilder().kvCapacityTokens(kvBlocks * 16L)
         .maxResidentAdapters(2).maxPrefillTokensPerStep(256).coldStartMillis(500).build();
-    Scenario.Builder sb = Scenario.newBuilder().name("random").workload(Workload.fixed(requests))
+    ScenarioBuilder sb = Scenario.newBuilder().name("random").workload(Workload.fixed(requests))
         .replicas(replicas).replicaModel(model).telemetry(profile).telemetryIntervalMillis(50)
         .telemetryDelayMillis(20);
     if (crash) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** Crashes, cold starts, retries, oversized prompts and the time limit, all with balanced books. */
 class FailureModesTest {
-  private static Scenario.Builder twoReplicas() {
+  private static ScenarioBuilder twoReplicas() {
     return Scenarios.named("mixed-sizes").orElseThrow().toBuilder().replicas(2).requests(400)
         .replicaModel(ReplicaModel.newBuilder().coldStartMillis(3_000).build())
         .telemetryIntervalMillis(100).telemetryDelayMillis(100);

@@ -1,6 +1,7 @@
 package io.github.kvroute.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.github.kvroute.api.ReplicaRole;
 import java.util.List;
@@ -60,6 +61,28 @@ class RequestPathScenariosTest {
     assertThat(meanTransferMillis(pairs)).isLessThan(meanTransferMillis(sides) / 2);
   }
 
+  /**
+   * The prefill replicas' learnt rates are their engines' own, not their links': replica-0's KV moves
+   * at a sixteenth of the reference link, and with the move counted as prefill it was learnt at 0.093
+   * ms/token against its true 0.0325.
+   */
+  @Test
+  void onSkewedLinksThePrefillReplicasLearnTheirOwnRate() {
+    Scenario s = Scenarios.named("pd-skewed-links").orElseThrow();
+
+    SimulationResult r = Simulator.create().run(s, "hybrid-cost");
+
+    List<SimulationResult.Calibration> prefill = r.calibration().subList(0, s.prefillReplicas());
+    assertThat(prefill).extracting(SimulationResult.Calibration::replicaId)
+        .containsExactly("replica-0", "replica-1");
+    for (SimulationResult.Calibration c : prefill) {
+      assertThat(c.learntMillisPerToken()).as(c.replicaId())
+          .isCloseTo(c.trueMillisPerToken(), withinPercentage(15));
+    }
+    assertThat(prefill.get(1).trueMillisPerToken())
+        .isEqualTo(2 * prefill.get(0).trueMillisPerToken());
+  }
+
   private static double meanTransferMillis(SimulationResult r) {
     String note = r.notes().stream().filter(n -> n.startsWith("kv transfers")).findFirst()
         .orElseThrow();
@@ -110,6 +133,9 @@ class RequestPathScenariosTest {
     double per100 = Double.parseDouble(hedges.replaceAll(".*\\(([0-9.]+) per 100.*", "$1"));
     assertThat(per100).isBetween(0.5, 2.0); // the advisor's budget is 2 per 100
     assertThat(off.notes()).contains(
-        "hedges 0 (0.00 per 100 admitted), duplicate prefill 0 prompt tokens (0.00% of admitted)");
+        "hedges 0 (0.00 per 100 admitted), duplicate prefill 0 prompt tokens (0.00% of admitted),"
+            + " 0 on the first attempt's replica");
+    assertThat(hedges).as("a hedge goes to another replica than the attempt it hedges")
+        .endsWith(", 0 on the first attempt's replica");
   }
 }

@@ -67,7 +67,7 @@ class ScenarioTest {
 
   @Test
   void invalidValuesAreRejectedWithTheirNameAndExpectation() {
-    Scenario.Builder b = Scenario.newBuilder();
+    ScenarioBuilder b = Scenario.newBuilder();
     assertThatThrownBy(() -> b.replicas(0)).hasMessage("replicas: 0 (expected: in [1, 4096])");
     assertThatThrownBy(() -> b.rateScale(0)).hasMessage("rateScale: 0.0 (expected: finite and > 0)");
     assertThatThrownBy(() -> b.telemetryIntervalMillis(0))
@@ -78,7 +78,7 @@ class ScenarioTest {
         .hasMessage("description: two\nlines (expected: one non-blank line)");
     assertThatThrownBy(() -> Scenario.newBuilder().name("x").build())
         .hasMessage("workload: null (expected: set before build)");
-    Scenario.Builder twice = Scenario.newBuilder().seed(1);
+    ScenarioBuilder twice = Scenario.newBuilder().seed(1);
     assertThatThrownBy(() -> twice.seed(2)).isInstanceOf(IllegalStateException.class)
         .hasMessage("seed: already set (expected: each builder option set once)");
     Workload w = Scenarios.named("mixed-sizes").orElseThrow().workload();

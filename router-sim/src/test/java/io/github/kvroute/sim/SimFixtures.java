@@ -40,12 +40,12 @@ final class SimFixtures {
   }
 
   /** One replica with the worked-example model, telemetry every second without delay. */
-  static Scenario.Builder oneReplica(List<SimRequest> requests) {
+  static ScenarioBuilder oneReplica(List<SimRequest> requests) {
     return oneReplica(requests, ReplicaModel.defaults());
   }
 
   /** One replica with {@code model}, telemetry every second without delay. */
-  static Scenario.Builder oneReplica(List<SimRequest> requests, ReplicaModel model) {
+  static ScenarioBuilder oneReplica(List<SimRequest> requests, ReplicaModel model) {
     // the routers know the engine's constants exactly, so hand-computed predictions hold
     return Scenario.newBuilder().name("hand-made").workload(Workload.fixed(requests)).replicas(1)
         .replicaModel(model).telemetryIntervalMillis(1_000).telemetryDelayMillis(0)

@@ -105,7 +105,7 @@ class TelemetryProfileTest {
     return recorder;
   }
 
-  private static Scenario.Builder multiTenant(TelemetryProfile p) {
+  private static ScenarioBuilder multiTenant(TelemetryProfile p) {
     return Scenarios.named("multi-tenant").orElseThrow().toBuilder().requests(400).replicas(2)
         .telemetryIntervalMillis(100).telemetry(p);
   }

@@ -1,6 +1,7 @@
 package io.github.kvroute.benchmarks.sim;
 
 import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.ScenarioBuilder;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
 import java.util.Locale;
@@ -17,7 +18,7 @@ final class ThroughputBench {
     String name = args.length > 0 ? args[0] : "mixed-sizes";
     String policy = args.length > 1 ? args[1] : "hybrid-cost";
     int requests = args.length > 2 ? Integer.parseInt(args[2]) : 1_000_000;
-    Scenario.Builder b = Scenarios.named(name).orElseThrow().toBuilder().requests(requests);
+    ScenarioBuilder b = Scenarios.named(name).orElseThrow().toBuilder().requests(requests);
     if (args.length > 3) {
       b.replicas(Integer.parseInt(args[3]));
     }

@@ -1,6 +1,7 @@
 package io.github.kvroute.benchmarks.sim;
 
 import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.ScenarioBuilder;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
 import io.github.kvroute.sim.trace.AzureTrace;
@@ -22,7 +23,7 @@ final class TraceBench {
         : AzureTrace.read(Path.of(args[1]));
     System.out.printf(Locale.ROOT, "# %s read in %.2f s%n", trace.description(),
         (System.nanoTime() - t0) / 1e9);
-    Scenario.Builder b = Scenarios.fromTrace(trace).toBuilder();
+    ScenarioBuilder b = Scenarios.fromTrace(trace).toBuilder();
     if (args.length > 2) {
       b.replicas(Integer.parseInt(args[2]));
     }
