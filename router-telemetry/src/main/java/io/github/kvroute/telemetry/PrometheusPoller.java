@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
@@ -43,7 +45,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with no sample) delivers nothing and is recorded in {@link #status}: {@link ScrapeHealth#FAILING},
  * the error, the consecutive failures. After {@link Builder#reportStoppedAfter} consecutive failures of
  * a replica that reported before, the sink is sent one snapshot with state STOPPED (same epoch), so the
- * router stops routing there until a scrape succeeds again. Malformed exposition lines are skipped and
+ * router stops routing there until a scrape succeeds again; with {@link Builder#reportStoppedOnRefusal}
+ * a refused connection (nothing listens at the address any more) reports it at once. Malformed exposition lines are skipped and
  * counted; an exception thrown by the sink is contained and counted. Nothing the replicas send can
  * stop the schedule.
  *
@@ -52,9 +55,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * owns it (one made when none was given: at most four daemon threads). An injected scheduler is never
  * shut down by the poller.
  *
+ * <p><b>Scrapes on demand.</b> {@link #scrapeNow} scrapes on the calling thread; {@link #scrapeAsync}
+ * on the poller's scheduler, for a caller that must not block (a gateway's event loop that wants the
+ * router told at once that a replica refused a connection, before it routes a retry).
+ *
  * <p>Thread-safety: thread-safe. {@link #status}, {@link #statuses} and {@link #epoch} never wait for
- * a scrape in flight; {@link #scrapeNow} may run beside the schedule (one replica's scrapes are
- * serialised).
+ * a scrape in flight; {@link #scrapeNow} and {@link #scrapeAsync} may run beside the schedule (one
+ * replica's scrapes are serialised).
  */
 public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
   /** Default time between two scrapes of one replica. */
@@ -77,7 +84,8 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
   private PrometheusPoller(Builder b) {
     Map<String, ReplicaScraper> m = new LinkedHashMap<>();
     for (ReplicaTarget t : b.targets) {
-      m.put(t.replicaId(), new ReplicaScraper(t, b.client, b.timeout, b.ticker, b.reportStoppedAfter));
+      m.put(t.replicaId(), new ReplicaScraper(t, b.client, b.timeout, b.ticker, b.reportStoppedAfter,
+          b.reportStoppedOnRefusal));
     }
     this.scrapers = m;
     this.interval = b.interval;
@@ -130,6 +138,33 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
   public ScrapeStatus scrapeNow(String replicaId, TelemetrySink sink) {
     Objects.requireNonNull(sink, "sink: null (expected: the router)");
     return scraper(replicaId).scrape(sink);
+  }
+
+  /**
+   * Scrapes {@code replicaId} on the poller's scheduler, delivering to {@code sink}; the future
+   * completes with the resulting status once the sink has the snapshot (or the failure is recorded).
+   * It never completes exceptionally: when the scheduler no longer takes work (the poller is closed),
+   * it completes at once with the status as it is.
+   *
+   * @throws IllegalArgumentException if the replica is not one of this poller's
+   */
+  public CompletableFuture<ScrapeStatus> scrapeAsync(String replicaId, TelemetrySink sink) {
+    Objects.requireNonNull(sink, "sink: null (expected: the router)");
+    ReplicaScraper scraper = scraper(replicaId);
+    CompletableFuture<ScrapeStatus> done = new CompletableFuture<>();
+    try {
+      // scrape() contains everything but Errors; an Error fails the scheduler's task, so finish here
+      scheduler.execute(() -> {
+        try {
+          done.complete(scraper.scrape(sink));
+        } finally {
+          done.complete(scraper.status());
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      done.complete(scraper.status());
+    }
+    return done;
   }
 
   /**
@@ -212,6 +247,7 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
     private ScrapeClient client;
     private ScheduledExecutorService scheduler;
     private int reportStoppedAfter = DEFAULT_REPORT_STOPPED_AFTER;
+    private boolean reportStoppedOnRefusal;
 
     private Builder() {}
 
@@ -282,6 +318,18 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
         throw new IllegalArgumentException("reportStoppedAfter: " + failures + " (expected: >= 0)");
       }
       this.reportStoppedAfter = failures;
+      return this;
+    }
+
+    /**
+     * Whether a scrape whose connection is refused reports a replica that reported before STOPPED at
+     * once, instead of after {@link #reportStoppedAfter} failures: on loopback or a stable network a
+     * refused connection means the process is gone, and a gateway retrying its requests wants the
+     * router to know before it routes the retry. Off by default: behind a load balancer or during a
+     * rolling restart a refusal can be brief.
+     */
+    public Builder reportStoppedOnRefusal(boolean enabled) {
+      this.reportStoppedOnRefusal = enabled;
       return this;
     }
 

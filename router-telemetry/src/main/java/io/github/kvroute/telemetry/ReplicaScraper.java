@@ -7,6 +7,7 @@ import io.github.kvroute.api.TelemetrySink;
 import io.github.kvroute.api.Ticker;
 import io.github.kvroute.api.UpdateResult;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ final class ReplicaScraper {
   private final Duration timeout;
   private final Ticker ticker;
   private final int reportStoppedAfter;
+  private final boolean stopOnRefusal;
   private final ReentrantLock scrapeLock = new ReentrantLock();
 
   @GuardedBy("scrapeLock")
@@ -47,12 +49,13 @@ final class ReplicaScraper {
   private volatile ScrapeStatus status;
 
   ReplicaScraper(ReplicaTarget target, ScrapeClient client, Duration timeout, Ticker ticker,
-      int reportStoppedAfter) {
+      int reportStoppedAfter, boolean stopOnRefusal) {
     this.target = target;
     this.client = client;
     this.timeout = timeout;
     this.ticker = ticker;
     this.reportStoppedAfter = reportStoppedAfter;
+    this.stopOnRefusal = stopOnRefusal;
     this.status = new ScrapeStatus(target.replicaId(), ScrapeHealth.UNKNOWN, 0, 0, 0,
         Optional.empty(), OptionalLong.empty(), OptionalLong.empty(), 0, 0, List.of(),
         Optional.empty(), Optional.empty(), Optional.empty(), 0, false);
@@ -76,10 +79,10 @@ final class ReplicaScraper {
       try {
         scraped = fetch();
       } catch (IOException | RuntimeException e) {
-        return failed(sink, before, describe(e));
+        return failed(sink, before, describe(e), stopOnRefusal && refused(e));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return failed(sink, before, "interrupted");
+        return failed(sink, before, "interrupted", false);
       }
       consecutiveFailures = 0;
       reportedStopped = false;
@@ -104,13 +107,18 @@ final class ReplicaScraper {
     }
   }
 
+  /**
+   * Records a failed scrape; reports the replica STOPPED once per failure streak when the streak
+   * reaches {@code reportStoppedAfter}, or at once when {@code stopNow} (its connection was refused).
+   */
   @GuardedBy("scrapeLock")
-  private ScrapeStatus failed(TelemetrySink sink, ScrapeStatus before, String error) {
+  private ScrapeStatus failed(TelemetrySink sink, ScrapeStatus before, String error,
+      boolean stopNow) {
     failures++;
     consecutiveFailures++;
     Optional<UpdateResult> result = before.lastResult();
-    if (reportStoppedAfter > 0 && consecutiveFailures >= reportStoppedAfter && !reportedStopped
-        && before.lastSnapshot().isPresent()) {
+    boolean streakLongEnough = reportStoppedAfter > 0 && consecutiveFailures >= reportStoppedAfter;
+    if ((stopNow || streakLongEnough) && !reportedStopped && before.lastSnapshot().isPresent()) {
       ReplicaSnapshot last = before.lastSnapshot().get();
       ReplicaSnapshot stopped = ReplicaSnapshot.newBuilder()
           .replicaId(target.replicaId())
@@ -205,6 +213,16 @@ final class ReplicaScraper {
       }
     }
     return fallbackEpoch;
+  }
+
+  /** Whether {@code e} (or a cause) is a refused connection: nothing listens at the address. */
+  private static boolean refused(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static List<String> bounded(List<String> problems) {

@@ -12,6 +12,7 @@ import io.github.kvroute.api.TelemetrySink;
 import io.github.kvroute.api.UpdateResult;
 import io.github.kvroute.core.ReplicaStatus;
 import io.github.kvroute.core.Router;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
@@ -147,6 +148,58 @@ class PrometheusPollerTest {
       assertThat(back.scrapes()).isEqualTo(5);
       assertThat(sink.snapshots.get(2).state()).isEqualTo(ReplicaState.READY);
     }
+  }
+
+  @Test
+  void aRefusedConnectionReportsStoppedAtOnceOnlyWhenAskedTo() {
+    Recorder sink = new Recorder();
+    try (PrometheusPoller p = poller().reportStoppedOnRefusal(true).build()) {
+      p.scrapeNow("r0", sink);
+      client.fail("/health", new java.net.http.HttpTimeoutException("request timed out"));
+      assertThat(p.scrapeNow("r0", sink).reportedStopped()).as("a timeout waits for the streak").isFalse();
+      client.fail("/health", new IOException("GET /health", new ConnectException("Connection refused")));
+
+      ScrapeStatus refused = p.scrapeNow("r0", sink);
+      assertThat(refused.consecutiveFailures()).isEqualTo(2);
+      assertThat(refused.reportedStopped()).isTrue();
+      assertThat(sink.snapshots).hasSize(2);
+      assertThat(sink.snapshots.get(1).state()).isEqualTo(ReplicaState.STOPPED);
+      p.scrapeNow("r0", sink);
+      assertThat(sink.snapshots).as("STOPPED once per failure streak").hasSize(2);
+    }
+    Recorder patient = new Recorder();
+    try (PrometheusPoller p = poller().build()) {
+      client.answer("/health", 200, "");
+      p.scrapeNow("r0", patient);
+      client.fail("/health", new ConnectException("Connection refused"));
+      assertThat(p.scrapeNow("r0", patient).reportedStopped()).as("off by default").isFalse();
+      assertThat(patient.snapshots).hasSize(1);
+    }
+  }
+
+  @Test
+  void scrapeAsyncScrapesOnTheSchedulerAndNeverFailsTheFuture() throws Exception {
+    List<String> threads = new CopyOnWriteArrayList<>();
+    Recorder sink = new Recorder() {
+      @Override
+      public UpdateResult onSnapshot(ReplicaSnapshot snapshot) {
+        threads.add(Thread.currentThread().getName());
+        return super.onSnapshot(snapshot);
+      }
+    };
+    PrometheusPoller p = poller().build();
+    ScrapeStatus status = p.scrapeAsync("r0", sink).get(30, TimeUnit.SECONDS);
+
+    assertThat(status.health()).isEqualTo(ScrapeHealth.UP);
+    assertThat(sink.snapshots).hasSize(1);
+    assertThat(threads).singleElement().asString().startsWith("kvroute-prometheus-poller-");
+    assertThatThrownBy(() -> p.scrapeAsync("nope", sink)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("replicaId: nope");
+
+    p.close();
+    ScrapeStatus afterClose = p.scrapeAsync("r0", sink).get(30, TimeUnit.SECONDS);
+    assertThat(afterClose.scrapes()).as("a closed poller scrapes no more").isEqualTo(1);
+    assertThat(sink.snapshots).hasSize(1);
   }
 
   @Test
