@@ -42,7 +42,10 @@ final class GatewayCommand implements Callable<Integer> {
   String policy;
 
   @Option(names = "--kv-events",
-      description = "Emulated replicas also publish vLLM's KV-event stream (ZeroMQ); prints each endpoint.")
+      description = "Exact mode (with --emulate): the replicas publish vLLM's KV events (ZeroMQ), the "
+          + "gateway subscribes and keys each prompt with the engines' own block hashes, so the "
+          + "router matches what the replicas report they cache. Without it, approximate mode: "
+          + "prompts keyed by their text, the router guessing from what it routed.")
   boolean kvEvents;
 
   @Override
@@ -57,7 +60,8 @@ final class GatewayCommand implements Callable<Integer> {
       throw new UserError("--port: " + port + " (expected: 0 to 65535)");
     }
     if (kvEvents && emulate == null) {
-      throw new UserError("--kv-events: only with --emulate (expected: emulated replicas to publish)");
+      throw new UserError("--kv-events: only with --emulate (expected: emulated replicas; keying real"
+          + " replicas' prompts exactly needs their model's tokenizer, see docs/gateway.md)");
     }
     Router.Builder router = Router.newBuilder().policy(policy);
     GatewayDemo demo = emulate != null
@@ -75,7 +79,9 @@ final class GatewayCommand implements Callable<Integer> {
     }));
     URI uri = demo.gateway().uri();
     System.out.println("kvroute gateway on " + uri + "/v1 (policy " + demo.router().policyName()
-        + ", " + (emulate != null ? emulate : replicas.size()) + " replicas of " + model + "); Ctrl-C stops it");
+        + ", " + (emulate != null ? emulate : replicas.size()) + " replicas of " + model + ", "
+        + (demo.gateway().kvEvents().isPresent() ? "exact mode: KV events" : "approximate mode")
+        + "); Ctrl-C stops it");
     if (demo.fleet() != null) {
       for (int i = 0; i < demo.fleet().size(); i++) {
         EmulatedReplica r = demo.fleet().replica(i);

@@ -3,12 +3,16 @@ package io.github.kvroute.examples.emulator;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.github.kvroute.telemetry.vllm.VllmKvEvent;
+import io.github.kvroute.telemetry.vllm.VllmKvEventBatch;
+import io.github.kvroute.telemetry.vllm.VllmKvEventPublisher;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -33,7 +37,7 @@ import java.util.concurrent.locks.LockSupport;
 final class EmulatedEngine implements AutoCloseable {
   private final EngineModel model;
   /** Where stored and evicted blocks are published; null when the engine publishes no KV events. */
-  private final KvEventPublisher kvEvents;
+  private final VllmKvEventPublisher kvEvents;
   private final Object lock = new Object();
   private final Thread scheduler;
 
@@ -51,7 +55,7 @@ final class EmulatedEngine implements AutoCloseable {
   private boolean closed;
 
   /** @param kvEvents where to publish KV events, or null for none */
-  EmulatedEngine(EngineModel model, String name, KvEventPublisher kvEvents) {
+  EmulatedEngine(EngineModel model, String name, VllmKvEventPublisher kvEvents) {
     this.model = model;
     this.kvEvents = kvEvents;
     this.kv = new KvBlocks(model.kvCacheBlocks(), model.blockSizeTokens());
@@ -152,7 +156,7 @@ final class EmulatedEngine implements AutoCloseable {
 
   private void run() {
     List<Runnable> output = new ArrayList<>();
-    List<KvEventPublisher.Event> events = new ArrayList<>();
+    List<VllmKvEvent> events = new ArrayList<>();
     while (true) {
       long stepNanos;
       synchronized (lock) {
@@ -177,9 +181,8 @@ final class EmulatedEngine implements AutoCloseable {
         }
         finishStep(System.nanoTime(), output, events);
       }
-      if (kvEvents != null) {
-        kvEvents.publish(List.copyOf(events)); // before the tokens: a client never sees an answer
-      }                                         // whose blocks a subscriber could not know yet
+      // before the tokens: a client never sees an answer whose blocks a subscriber could not know yet
+      publish(events);
       events.clear();
       for (Runnable r : output) {
         r.run();
@@ -190,7 +193,7 @@ final class EmulatedEngine implements AutoCloseable {
 
   /** Admits what fits (saying what it evicted) and returns the step's duration. */
   @GuardedBy("lock")
-  private long planStep(long now, List<KvEventPublisher.Event> events) {
+  private long planStep(long now, List<VllmKvEvent> events) {
     long prefillTokens = 0;
     List<Long> evicted = new ArrayList<>();
     while (!waiting.isEmpty() && running.size() < model.maxRunning()) {
@@ -201,7 +204,7 @@ final class EmulatedEngine implements AutoCloseable {
       }
       waiting.poll();
       if (!evicted.isEmpty() && kvEvents != null) {
-        events.add(KvEventPublisher.Event.removed(KvBlocks.toArray(evicted)));
+        events.add(VllmKvEvent.removed(KvBlocks.toArray(evicted)));
       }
       evicted.clear();
       j.pinnedBlocks = reused;
@@ -220,7 +223,7 @@ final class EmulatedEngine implements AutoCloseable {
 
   /** Hands out the step's tokens, caches prefilled prompts and retires finished sequences. */
   @GuardedBy("lock")
-  private void finishStep(long now, List<Runnable> output, List<KvEventPublisher.Event> events) {
+  private void finishStep(long now, List<Runnable> output, List<VllmKvEvent> events) {
     for (Iterator<Job> it = running.iterator(); it.hasNext(); ) {
       Job j = it.next();
       if (j.cancelled) {
@@ -254,18 +257,30 @@ final class EmulatedEngine implements AutoCloseable {
 
   /** Caches {@code j}'s prefilled prompt blocks and, with KV events on, says which are new. */
   @GuardedBy("lock")
-  private void store(Job j, List<KvEventPublisher.Event> events) {
+  private void store(Job j, List<VllmKvEvent> events) {
     int firstNew = kv.register(j.hashes, j.pinnedBlocks);
     j.privateBlocks -= j.hashes.length - j.pinnedBlocks;
     j.pinnedBlocks = j.hashes.length;
     if (kvEvents != null && firstNew < j.hashes.length) {
       int block = model.blockSizeTokens();
-      events.add(KvEventPublisher.Event.stored(
+      events.add(VllmKvEvent.stored(
           Arrays.copyOfRange(j.hashes, firstNew, j.hashes.length),
-          firstNew == 0 ? null : j.hashes[firstNew - 1],
+          firstNew == 0 ? OptionalLong.empty() : OptionalLong.of(j.hashes[firstNew - 1]),
           EmulatedTokenizer.tokenIds(j.prompt, model.charsPerToken(), firstNew * block,
               j.hashes.length * block),
           block));
+    }
+  }
+
+  /** Publishes one step's events as one batch, as vLLM's engine core does; nothing when none. */
+  private void publish(List<VllmKvEvent> events) {
+    if (kvEvents == null || events.isEmpty()) {
+      return;
+    }
+    try {
+      kvEvents.publish(VllmKvEventBatch.of(System.currentTimeMillis() / 1000.0, List.copyOf(events)));
+    } catch (IllegalStateException e) {
+      // the replica is being killed and closed its publisher first: nobody listens any more
     }
   }
 

@@ -5,7 +5,9 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.zeromq.ZContext;
 
 /**
  * {@code N} emulated vLLM replicas on loopback, named {@code replica-0 .. replica-(N-1)}, each on its
@@ -21,9 +23,12 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class EmulatedFleet implements AutoCloseable {
   private final ImmutableList<EmulatedReplica> replicas;
+  /** The ZeroMQ context every replica publishes KV events in; null without KV events. */
+  private final ZContext kvEventsContext;
 
-  private EmulatedFleet(List<EmulatedReplica> replicas) {
+  private EmulatedFleet(List<EmulatedReplica> replicas, ZContext kvEventsContext) {
     this.replicas = ImmutableList.copyOf(replicas);
+    this.kvEventsContext = kvEventsContext;
   }
 
   /**
@@ -35,20 +40,39 @@ public final class EmulatedFleet implements AutoCloseable {
     return start(count, model, engineModel, false);
   }
 
-  /** As {@link #start(int, String, EngineModel)}, each replica publishing KV events if {@code kvEvents}. */
+  /**
+   * As {@link #start(int, String, EngineModel)}, each replica publishing vLLM KV events if
+   * {@code kvEvents}, all in one ZeroMQ context ({@link #kvEventsContext()}).
+   */
   public static EmulatedFleet start(int count, String model, EngineModel engineModel,
       boolean kvEvents) {
     checkArgument(count >= 1 && count <= 256, "replicas: %s (expected: 1 to 256)", count);
+    ZContext context = kvEvents ? new ZContext() : null;
     List<EmulatedReplica> started = new ArrayList<>();
     try {
       for (int i = 0; i < count; i++) {
-        started.add(EmulatedReplica.start(name(i), model, engineModel, 0, kvEvents));
+        started.add(kvEvents ? EmulatedReplica.start(name(i), model, engineModel, 0, context)
+            : EmulatedReplica.start(name(i), model, engineModel, 0));
       }
     } catch (RuntimeException e) {
-      started.forEach(EmulatedReplica::killAsync);
+      CompletableFuture.allOf(started.stream().map(EmulatedReplica::killAsync)
+          .toArray(CompletableFuture[]::new)).join();
+      if (context != null) {
+        context.close();
+      }
       throw e;
     }
-    return new EmulatedFleet(started);
+    return new EmulatedFleet(started, context);
+  }
+
+  /**
+   * The ZeroMQ context the replicas publish their KV events in, when they do: a subscriber in the same
+   * process should create its sockets there too (ZeroMQ wants one context per process, and jeromq
+   * 0.6.0 with several contexts in one JVM now and then leaves a loopback connection unestablished).
+   * Closed with the fleet.
+   */
+  public Optional<ZContext> kvEventsContext() {
+    return Optional.ofNullable(kvEventsContext);
   }
 
   /** The id of replica {@code i}: {@code replica-i}. */
@@ -74,9 +98,17 @@ public final class EmulatedFleet implements AutoCloseable {
     closeAsync().join();
   }
 
-  /** Starts killing every replica; the future completes when all have stopped. */
+  /**
+   * Starts killing every replica; the future completes when all have stopped and the KV-event context
+   * is closed.
+   */
   public CompletableFuture<Void> closeAsync() {
     return CompletableFuture.allOf(
-        replicas.stream().map(EmulatedReplica::killAsync).toArray(CompletableFuture[]::new));
+        replicas.stream().map(EmulatedReplica::killAsync).toArray(CompletableFuture[]::new))
+        .thenRun(() -> {
+          if (kvEventsContext != null) {
+            kvEventsContext.close();
+          }
+        });
   }
 }

@@ -14,6 +14,8 @@ import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.server.Server;
+import io.github.kvroute.examples.openai.OpenAiBody;
+import io.github.kvroute.telemetry.vllm.VllmKvEventPublisher;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.zeromq.ZContext;
 
 /**
  * One emulated vLLM replica on loopback: an {@link EmulatedEngine} behind vLLM's HTTP surface.
@@ -34,8 +37,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code GET /health}: 200 while serving;
  *   <li>{@code GET /metrics}: Prometheus text with vLLM's metric names ({@link VllmMetricsText});
  *   <li>{@code GET /v1/models}: the served model;
- *   <li>optionally, vLLM's KV-event stream ({@link KvEventPublisher}): every prompt block the engine
- *       caches and every block it evicts, on a ZeroMQ PUB socket ({@link #kvEventsEndpoint()}).
+ *   <li>optionally, vLLM's KV-event stream (a {@link VllmKvEventPublisher}): every prompt block the
+ *       engine caches and every block it evicts, one batch per engine step, on a ZeroMQ PUB socket
+ *       ({@link #kvEventsEndpoint()}) with vLLM's replay socket beside it
+ *       ({@link #kvEventsReplayEndpoint()}). Block hashes are vLLM's {@code sha256_cbor} ones
+ *       ({@link EmulatedTokenizer}), so a gateway can key its requests to match them.
  * </ul>
  *
  * <p>{@link #kill()} stops it abruptly, as a crashed process: open connections are reset, so
@@ -48,18 +54,21 @@ public final class EmulatedReplica implements AutoCloseable {
   private static final AtomicLong IDS = new AtomicLong();
 
   private final String model;
-  private final KvEventPublisher kvEvents;
+  private final EngineModel engineModel;
+  private final VllmKvEventPublisher kvEvents;
   private final EmulatedEngine engine;
   private final Server server;
   private final double startTimeSeconds;
   /** While set, every HTTP request is left unanswered (see {@link #partition()}). */
   private volatile boolean partitioned;
 
+  /** @param kvEvents where to publish KV events from, or null for none */
   private EmulatedReplica(String name, String model, EngineModel engineModel, int port,
-      boolean kvEvents) {
+      VllmKvEventPublisher.Builder kvEvents) {
     this.model = checkNotNull(model, "model: null (expected: a model name)");
+    this.engineModel = checkNotNull(engineModel, "engineModel: null (expected: an EngineModel)");
     this.startTimeSeconds = System.currentTimeMillis() / 1000.0;
-    this.kvEvents = kvEvents ? new KvEventPublisher(name) : null;
+    this.kvEvents = kvEvents == null ? null : kvEvents.build();
     this.engine = new EmulatedEngine(engineModel, name, this.kvEvents);
     this.server = Server.builder()
         .http(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
@@ -96,6 +105,26 @@ public final class EmulatedReplica implements AutoCloseable {
    */
   public static EmulatedReplica start(String name, String model, EngineModel engineModel, int port,
       boolean kvEvents) {
+    return startWith(name, model, engineModel, port, kvEvents ? kvEventsPublisher() : null);
+  }
+
+  /**
+   * As {@link #start(String, String, EngineModel, int, boolean)}, publishing KV events in
+   * {@code context} (one ZeroMQ context for a whole fleet in one process).
+   */
+  static EmulatedReplica start(String name, String model, EngineModel engineModel, int port,
+      ZContext context) {
+    return startWith(name, model, engineModel, port, kvEventsPublisher().context(context));
+  }
+
+  /** A publisher on loopback, on free ports, with a replay socket. */
+  private static VllmKvEventPublisher.Builder kvEventsPublisher() {
+    return VllmKvEventPublisher.builder().endpoint("tcp://127.0.0.1:*")
+        .replayEndpoint("tcp://127.0.0.1:*");
+  }
+
+  private static EmulatedReplica startWith(String name, String model, EngineModel engineModel,
+      int port, VllmKvEventPublisher.Builder kvEvents) {
     EmulatedReplica r = new EmulatedReplica(name, model, engineModel, port, kvEvents);
     try {
       r.server.start().join();
@@ -122,6 +151,14 @@ public final class EmulatedReplica implements AutoCloseable {
     return kvEvents == null ? Optional.empty() : Optional.of(kvEvents.endpoint());
   }
 
+  /**
+   * The ZeroMQ endpoint of the replica's KV-event replay socket ({@code tcp://127.0.0.1:PORT}, vLLM's
+   * {@code replay_endpoint}), when it was started with KV events.
+   */
+  public Optional<String> kvEventsReplayEndpoint() {
+    return kvEvents == null ? Optional.empty() : Optional.of(kvEvents.replayEndpoint());
+  }
+
   /** The replica's base URI, {@code http://127.0.0.1:PORT}. */
   public URI uri() {
     return URI.create("http://127.0.0.1:" + server.activeLocalPort());
@@ -129,6 +166,11 @@ public final class EmulatedReplica implements AutoCloseable {
 
   public String model() {
     return model;
+  }
+
+  /** How the replica's engine spends time and memory, and how it tokenizes. */
+  public EngineModel engineModel() {
+    return engineModel;
   }
 
   /** Requests in the engine now, running or waiting. */

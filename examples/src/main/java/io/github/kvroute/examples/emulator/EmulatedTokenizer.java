@@ -1,26 +1,28 @@
 package io.github.kvroute.examples.emulator;
 
 import com.google.common.hash.HashFunction;
-import com.google.common.hash.Hasher;
 import com.google.common.hash.Hashing;
+import io.github.kvroute.telemetry.vllm.VllmBlockHasher;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The emulated engine's tokenizer and block hashing. A token is {@code charsPerToken} characters,
- * its id those characters hashed into a vocabulary of {@value #VOCABULARY}; block {@code i}'s hash
- * chains block {@code i-1}'s hash with the block's token ids, as vLLM hashes {@code (parent, token
- * ids)} (vLLM uses SHA-256 over CBOR; the emulator a 128-bit MurmurHash3, kept to its low 64 bits as
- * vLLM's KV events keep theirs). It is deliberately not kvroute's {@code PromptKey} hashing: a gateway
- * in front of an emulated replica has to predict the engine's cache from the outside, as it would in
- * front of a real one.
+ * its id those characters hashed into a vocabulary of {@value #VOCABULARY}. Blocks are hashed as vLLM
+ * hashes them when started with {@code PYTHONHASHSEED=}{@value #PYTHON_HASH_SEED} and
+ * {@code --prefix-caching-hash-algo sha256_cbor} ({@link VllmBlockHasher}): block {@code i}'s hash
+ * chains block {@code i-1}'s with the block's token ids, and KV events carry its low 64 bits. It is
+ * deliberately not kvroute's {@code PromptKey} hashing: a gateway in front of an emulated replica has to
+ * predict the engine's cache from the outside, as it would in front of a real one: by tokenizing the
+ * prompt as the engine does ({@link #tokenIds(String, int)}) and hashing as vLLM does.
  *
  * <p>Thread-safety: stateless, thread-safe.
  */
-final class EmulatedTokenizer {
+public final class EmulatedTokenizer {
   /** Vocabulary size of the emulated token ids (Llama 3's). */
   static final int VOCABULARY = 128_256;
+  /** The {@code PYTHONHASHSEED} the emulated engines behave as if started with. */
+  public static final String PYTHON_HASH_SEED = "0";
 
-  private static final HashFunction BLOCK_HASH = Hashing.murmur3_128(0x6b76);
   private static final HashFunction TOKEN_HASH = Hashing.murmur3_32_fixed();
 
   private EmulatedTokenizer() {}
@@ -28,6 +30,16 @@ final class EmulatedTokenizer {
   /** Tokens in {@code text}: characters divided by {@code charsPerToken}, rounded up. */
   static int tokenCount(String text, int charsPerToken) {
     return (int) (((long) text.length() + charsPerToken - 1) / charsPerToken);
+  }
+
+  /** The token ids of {@code text}, as an emulated engine of {@code charsPerToken} tokenizes it. */
+  public static int[] tokenIds(String text, int charsPerToken) {
+    return tokenIds(text, charsPerToken, 0, tokenCount(text, charsPerToken));
+  }
+
+  /** The block hasher of an emulated engine of {@code model}: vLLM's {@code sha256_cbor}. */
+  public static VllmBlockHasher hasher(EngineModel model) {
+    return VllmBlockHasher.sha256Cbor(model.blockSizeTokens(), PYTHON_HASH_SEED);
   }
 
   /**
@@ -46,21 +58,8 @@ final class EmulatedTokenizer {
     return ids;
   }
 
-  /** Chained hashes of the full blocks of {@code text}; a partial last block is not hashed. */
+  /** vLLM's hashes of the full blocks of {@code text}; a partial last block is not hashed. */
   static long[] blockHashes(String text, EngineModel model) {
-    int block = model.blockSizeTokens();
-    int blocks = tokenCount(text, model.charsPerToken()) / block;
-    int[] ids = tokenIds(text, model.charsPerToken(), 0, blocks * block);
-    long[] hashes = new long[blocks];
-    long parent = 0;
-    for (int b = 0; b < blocks; b++) {
-      Hasher h = BLOCK_HASH.newHasher().putLong(parent);
-      for (int t = b * block; t < (b + 1) * block; t++) {
-        h.putInt(ids[t]);
-      }
-      parent = h.hash().asLong();
-      hashes[b] = parent;
-    }
-    return hashes;
+    return hasher(model).blockHashes(tokenIds(text, model.charsPerToken()));
   }
 }

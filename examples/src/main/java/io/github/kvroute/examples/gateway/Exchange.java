@@ -17,14 +17,13 @@ import com.linecorp.armeria.common.RequestHeaders;
 import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.common.ResponseHeadersBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
-import io.github.kvroute.api.CacheNamespace;
 import io.github.kvroute.api.Outcome;
 import io.github.kvroute.api.OutcomeStatus;
-import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RejectReason;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.examples.openai.OpenAiBody;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -45,7 +44,7 @@ final class Exchange {
 
   private final OpenAiGateway gateway;
   private final ServiceRequestContext ctx;
-  private final OpenAiRequest body;
+  private final OpenAiBody body;
   private final HttpResponseWriter out;
   private final byte[] upstreamBody;
   private final AtomicBoolean ended = new AtomicBoolean();
@@ -56,24 +55,18 @@ final class Exchange {
   private volatile RequestRef current;
   private Request request;
 
-  Exchange(OpenAiGateway gateway, ServiceRequestContext ctx, OpenAiRequest body, String id,
+  Exchange(OpenAiGateway gateway, ServiceRequestContext ctx, OpenAiBody body, Request request,
       HttpResponseWriter out) {
     this.gateway = gateway;
     this.ctx = ctx;
     this.body = body;
     this.out = out;
-    ObjectNode forwarded = body.body().deepCopy();
+    ObjectNode forwarded = body.json().deepCopy();
     if (body.stream()) {
       forwarded.putObject("stream_options").put("include_usage", true);
     }
     this.upstreamBody = json(forwarded).getBytes(StandardCharsets.UTF_8);
-    int block = gateway.router().blockSizeTokens();
-    this.request = Request.newBuilder()
-        .id(id).model(body.model()).priority(body.priority())
-        .prompt(PromptKey.ofText(body.promptText(), block, PromptKey.DEFAULT_CHARS_PER_TOKEN,
-            CacheNamespace.of(body.model())))
-        .maxOutputTokens(body.maxTokens())
-        .build();
+    this.request = request;
   }
 
   void start() {
@@ -144,7 +137,7 @@ final class Exchange {
   private void retryOrFail(RoutingDecision d, OutcomeStatus status, String why) {
     report(d, status, null, null);
     if (status == OutcomeStatus.CONNECTION_FAILED || status == OutcomeStatus.TIMEOUT) {
-      gateway.telemetry().refresh(d.replicaId()).whenComplete((v, e) -> retry(why));
+      gateway.refresh(d.replicaId()).whenComplete((v, e) -> retry(why));
     } else {
       retry(why);
     }

@@ -13,7 +13,13 @@ import com.linecorp.armeria.common.HttpResponseWriter;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServiceRequestContext;
+import io.github.kvroute.api.Priority;
+import io.github.kvroute.api.Request;
 import io.github.kvroute.core.Router;
+import io.github.kvroute.examples.openai.OpenAiBody;
+import io.github.kvroute.telemetry.PrometheusPoller;
+import io.github.kvroute.telemetry.ScrapeStatus;
+import io.github.kvroute.telemetry.vllm.VllmKvEventSubscriber;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -21,6 +27,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -30,9 +38,9 @@ import java.util.concurrent.atomic.LongAdder;
  * with a kvroute {@link Router}: {@code POST /v1/completions} and {@code POST /v1/chat/completions},
  * streamed or not, plus {@code GET /health}.
  *
- * <p>For each request it builds a kvroute {@code Request} whose prompt key hashes the prompt text
- * ({@code PromptKey.ofText}, four characters a token, in the router's block size, namespaced by model),
- * asks the router for a replica, and forwards the body there unchanged (a stream also asks for the
+ * <p>For each request it builds a kvroute {@code Request} whose prompt key its {@link PromptKeyer}
+ * makes (by default {@link PromptKeyer#approximate} in the router's block size: the prompt text; with
+ * KV events, {@link PromptKeyer#exact}: the engines' own block hashes), asks the router for a replica, and forwards the body there unchanged (a stream also asks for the
  * usage chunk, which reaches the client only if it asked too). It reports the first streamed token
  * ({@code Router.onFirstToken}) and the attempt's outcome with its epoch, cached tokens
  * ({@code usage.prompt_tokens_details.cached_tokens}), TTFT and output tokens
@@ -40,9 +48,11 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Retries.</b> An attempt that fails before anything reached the client (connection refused or
  * reset, timeout, a 5xx, or the replica's own 429/503) is reported as failed and the request is routed
- * again as {@code request.nextAttempt()}, up to {@code maxAttempts}; after a connection failure the
- * replica's telemetry is refreshed first, so the router already knows the replica is gone and places
- * the retry elsewhere. An attempt the router orphans (its replica reported stopped or restarted, see
+ * again as {@code request.nextAttempt()}, up to {@code maxAttempts}; after a connection failure or a
+ * timeout the replica is scraped again first ({@link PrometheusPoller#scrapeAsync}; a refused
+ * connection reports it stopped when the poller was built with
+ * {@link PrometheusPoller.Builder#reportStoppedOnRefusal}), so the router already knows the replica is
+ * gone and places the retry elsewhere. An attempt the router orphans (its replica reported stopped or restarted, see
  * {@link InFlightAttempts}) is abandoned and retried the same way. A stream is committed to its replica once its first token is forwarded: a
  * failure after that ends the client's stream with an error event (the tokens sent cannot be taken
  * back), and counts as failed.
@@ -51,13 +61,21 @@ import java.util.concurrent.atomic.LongAdder;
  * eligible ({@code NO_CANDIDATES}), else 429; both with {@code Retry-After} (whole seconds, rounded up)
  * and {@code retry-after-ms} when the router gave a retry-after.
  *
+ * <p><b>Telemetry.</b> The gateway runs its router's telemetry: a {@link PrometheusPoller} scraping
+ * every replica, and optionally a {@link VllmKvEventSubscriber} on the replicas' KV events (exact
+ * mode). {@link #start()} scrapes every replica once, then subscribes both to the router;
+ * {@link #close()} closes them.
+ *
  * <p>Thread-safety: thread-safe; build, {@link #start()}, then serve from Armeria's event loops.
  */
 public final class OpenAiGateway implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
 
   private final Router router;
-  private final ReplicaTelemetry telemetry;
+  private final PrometheusPoller poller;
+  /** The replicas' KV events, or null (approximate mode). */
+  private final VllmKvEventSubscriber kvEvents;
+  private final PromptKeyer keyer;
   private final InFlightAttempts attempts;
   private final ImmutableMap<String, WebClient> clients;
   private final int maxAttempts;
@@ -67,7 +85,9 @@ public final class OpenAiGateway implements AutoCloseable {
 
   private OpenAiGateway(Builder b) {
     this.router = b.router;
-    this.telemetry = b.telemetry;
+    this.poller = b.poller;
+    this.kvEvents = b.kvEvents;
+    this.keyer = b.keyer;
     this.attempts = b.attempts;
     this.maxAttempts = b.maxAttempts;
     ImmutableMap.Builder<String, WebClient> clients = ImmutableMap.builder();
@@ -91,9 +111,18 @@ public final class OpenAiGateway implements AutoCloseable {
     return new Builder();
   }
 
-  /** Starts telemetry (its first reports reach the router), then the HTTP server. */
+  /**
+   * Scrapes every replica once (the router knows them all when this returns), subscribes the poller
+   * and the KV-event subscriber to the router (events after the first scrapes, whose epochs they
+   * carry), then starts the HTTP server.
+   */
   public OpenAiGateway start() {
-    telemetry.start();
+    CompletableFuture.allOf(clients.keySet().stream().map(id -> poller.scrapeAsync(id, router))
+        .toArray(CompletableFuture[]::new)).join();
+    poller.subscribe(router);
+    if (kvEvents != null) {
+      kvEvents.subscribe(router);
+    }
     server.start().join();
     return this;
   }
@@ -107,6 +136,21 @@ public final class OpenAiGateway implements AutoCloseable {
     return router;
   }
 
+  /** How the gateway keys prompts: what a host or test uses to build the same {@code Request}. */
+  public PromptKeyer promptKeyer() {
+    return keyer;
+  }
+
+  /** The replicas' scrapes. */
+  public PrometheusPoller poller() {
+    return poller;
+  }
+
+  /** The replicas' KV-event streams, when the gateway runs in exact mode. */
+  public Optional<VllmKvEventSubscriber> kvEvents() {
+    return Optional.ofNullable(kvEvents);
+  }
+
   /** The gateway's totals now. */
   public GatewayStats stats() {
     return new GatewayStats(counters.requests.sum(), counters.completed.sum(),
@@ -114,7 +158,7 @@ public final class OpenAiGateway implements AutoCloseable {
         counters.failed.sum(), counters.cancelled.sum());
   }
 
-  /** Stops serving and stops telemetry; the router is the caller's to close. */
+  /** Stops serving and closes the poller and the KV-event subscriber; the router is the caller's. */
   @Override
   public void close() {
     closeAsync().join();
@@ -122,7 +166,10 @@ public final class OpenAiGateway implements AutoCloseable {
 
   /** Starts {@link #close()}: telemetry stops at once, the server when its threads have stopped. */
   public CompletableFuture<Void> closeAsync() {
-    telemetry.close();
+    if (kvEvents != null) {
+      kvEvents.close();
+    }
+    poller.close();
     return server.stop().thenRun(() -> {});
   }
 
@@ -130,21 +177,50 @@ public final class OpenAiGateway implements AutoCloseable {
       com.linecorp.armeria.common.HttpRequest req, boolean chat) {
     HttpResponseWriter out = HttpResponse.streaming();
     req.aggregate().thenAccept(agg -> {
-      OpenAiRequest parsed;
+      OpenAiBody parsed;
       try {
-        parsed = OpenAiRequest.parse(JSON.readTree(agg.contentUtf8()), chat);
+        parsed = OpenAiBody.parse(JSON.readTree(agg.contentUtf8()), chat);
       } catch (IOException | IllegalArgumentException e) {
         Exchange.replyError(out, HttpStatus.BAD_REQUEST, e.getMessage(), null);
         return;
       }
       counters.requests.increment();
-      new Exchange(this, ctx, parsed, "gw-" + ids.incrementAndGet(), out).start();
+      Request request;
+      try {
+        request = request(parsed, "gw-" + ids.incrementAndGet());
+      } catch (RuntimeException e) {
+        // a host's keyer (its tokenizer) failed: contained, and said to the client
+        counters.failed.increment();
+        Exchange.replyError(out, HttpStatus.INTERNAL_SERVER_ERROR,
+            "prompt keying failed: " + e, null);
+        return;
+      }
+      new Exchange(this, ctx, parsed, request, out).start();
     });
     return out;
   }
 
-  ReplicaTelemetry telemetry() {
-    return telemetry;
+  /**
+   * The kvroute request the gateway routes for {@code body}: its model, prompt key, output limit and
+   * priority ({@code service_tier}: {@code flex} is {@link Priority#BATCH}, {@code priority} is
+   * {@link Priority#INTERACTIVE}, anything else standard).
+   */
+  public Request request(OpenAiBody body, String id) {
+    Priority priority = switch (body.serviceTier()) {
+      case "flex" -> Priority.BATCH;
+      case "priority" -> Priority.INTERACTIVE;
+      default -> Priority.STANDARD;
+    };
+    return Request.newBuilder().id(id).model(body.model()).priority(priority)
+        .prompt(keyer.key(body)).maxOutputTokens(body.maxTokens()).build();
+  }
+
+  /**
+   * Scrapes {@code replicaId} again, so that the router learns at once that it stopped; the future
+   * completes when the router has the report, never exceptionally.
+   */
+  CompletableFuture<ScrapeStatus> refresh(String replicaId) {
+    return poller.scrapeAsync(replicaId, router);
   }
 
   InFlightAttempts attempts() {
@@ -173,7 +249,9 @@ public final class OpenAiGateway implements AutoCloseable {
   /** Builds an {@link OpenAiGateway}. Not thread-safe. */
   public static final class Builder {
     private Router router;
-    private ReplicaTelemetry telemetry;
+    private PrometheusPoller poller;
+    private VllmKvEventSubscriber kvEvents;
+    private PromptKeyer keyer;
     private InFlightAttempts attempts = new InFlightAttempts();
     private final Map<String, URI> replicas = new LinkedHashMap<>();
     private int port;
@@ -188,9 +266,31 @@ public final class OpenAiGateway implements AutoCloseable {
       return this;
     }
 
-    /** Required: what keeps the router informed about the replicas. */
-    public Builder telemetry(ReplicaTelemetry telemetry) {
-      this.telemetry = checkNotNull(telemetry, "telemetry: null (expected: non-null)");
+    /**
+     * Required: the poller scraping every replica the gateway forwards to, not yet subscribed; the
+     * gateway subscribes it to the router on {@link OpenAiGateway#start} and closes it on close.
+     * Build it with {@link PrometheusPoller.Builder#reportStoppedOnRefusal} so that a retry after a
+     * refused connection is routed knowing the replica is gone.
+     */
+    public Builder telemetry(PrometheusPoller poller) {
+      this.poller = checkNotNull(poller, "telemetry: null (expected: a PrometheusPoller)");
+      return this;
+    }
+
+    /**
+     * The replicas' KV events (exact mode), not yet subscribed: subscribed after the first scrapes,
+     * closed with the gateway. Give with it a {@link PromptKeyer#exact} keyer whose keys are the
+     * engines' hashes, in the namespace its streams are mapped to ({@link PromptKeyer#namespace}).
+     * Default none.
+     */
+    public Builder kvEvents(VllmKvEventSubscriber subscriber) {
+      this.kvEvents = checkNotNull(subscriber, "kvEvents: null (expected: a VllmKvEventSubscriber)");
+      return this;
+    }
+
+    /** How prompts are keyed; default {@link PromptKeyer#approximate} in the router's block size. */
+    public Builder promptKeyer(PromptKeyer keyer) {
+      this.keyer = checkNotNull(keyer, "promptKeyer: null (expected: a PromptKeyer)");
       return this;
     }
 
@@ -235,11 +335,25 @@ public final class OpenAiGateway implements AutoCloseable {
       return this;
     }
 
-    /** @throws IllegalStateException if the router, the telemetry or every replica is missing */
+    /**
+     * @throws IllegalStateException if the router, the telemetry or every replica is missing, a
+     *     replica is not one the poller scrapes, or the keyer's block size is not the router's
+     */
     public OpenAiGateway build() {
       checkState(router != null, "router: unset (expected: set before build)");
-      checkState(telemetry != null, "telemetry: unset (expected: set before build)");
+      checkState(poller != null, "telemetry: unset (expected: set before build)");
       checkState(!replicas.isEmpty(), "replicas: none (expected: at least one)");
+      Set<String> scraped = poller.statuses().keySet();
+      for (String id : replicas.keySet()) {
+        checkState(scraped.contains(id), "replica %s: not scraped by the poller (expected: one of %s)",
+            id, scraped);
+      }
+      if (keyer == null) {
+        keyer = PromptKeyer.approximate(router.blockSizeTokens());
+      }
+      checkState(keyer.blockSizeTokens() == router.blockSizeTokens(),
+          "promptKeyer: block size %s (expected: the router's, %s)", keyer.blockSizeTokens(),
+          router.blockSizeTokens());
       return new OpenAiGateway(this);
     }
   }

@@ -7,6 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.kvroute.core.Router;
 import io.github.kvroute.examples.emulator.EngineModel;
+import io.github.kvroute.telemetry.EngineMetrics;
+import io.github.kvroute.telemetry.PrometheusPoller;
+import io.github.kvroute.telemetry.ReplicaTarget;
+import io.github.kvroute.telemetry.vllm.VllmBlockHasher;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -143,15 +147,50 @@ class OpenAiGatewayTest {
   }
 
   @Test
-  void builderRefusesAGatewayWithoutReplicas() {
-    assertThatThrownBy(() -> OpenAiGateway.newBuilder().router(demo.router())
-        .telemetry(new VllmMetricsPoller(demo.router(), java.util.Map.of(), "m",
-            Duration.ofSeconds(1))).build())
+  void builderRefusesAGatewayWithoutReplicasOrWithTelemetryOrKeysThatDoNotFit() {
+    PrometheusPoller poller = PrometheusPoller.builder().replica(ReplicaTarget.of("r0", "m",
+        URI.create("http://127.0.0.1:9"), EngineMetrics.VLLM)).build();
+    assertThatThrownBy(() -> OpenAiGateway.newBuilder().router(demo.router()).telemetry(poller).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("replicas: none (expected: at least one)");
+    assertThatThrownBy(() -> OpenAiGateway.newBuilder().router(demo.router()).telemetry(poller)
+        .replica("r1", URI.create("http://127.0.0.1:9")).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("replica r1: not scraped by the poller (expected: one of [r0])");
+    assertThatThrownBy(() -> OpenAiGateway.newBuilder().router(demo.router()).telemetry(poller)
+        .replica("r0", URI.create("http://127.0.0.1:9")).promptKeyer(PromptKeyer.approximate(32))
+        .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("promptKeyer: block size 32 (expected: the router's, 16)");
     assertThatThrownBy(() -> OpenAiGateway.newBuilder().maxAttempts(0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxAttempts: 0 (expected: 1 to 10)");
+    poller.close();
+  }
+
+  @Test
+  void aKeyerThatThrowsIsContainedAnd500() throws Exception {
+    Router router = Router.newBuilder().build();
+    PrometheusPoller poller = PrometheusPoller.builder().replica(ReplicaTarget.of("replica-0", "m",
+        demo.fleet().replica(0).uri(), EngineMetrics.VLLM)).build();
+    PromptKeyer broken = PromptKeyer.exact(text -> {
+      throw new IllegalStateException("tokenizer down");
+    }, VllmBlockHasher.sha256Cbor(16, "0"));
+    try (OpenAiGateway gateway = OpenAiGateway.newBuilder().router(router).telemetry(poller)
+        .replica("replica-0", demo.fleet().replica(0).uri()).promptKeyer(broken).build().start()) {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
+              gateway.uri().resolve("/v1/completions")).header("Content-Type", "application/json")
+          .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(
+              "{\"model\":\"m\",\"prompt\":\"hi\"}")).build(), HttpResponse.BodyHandlers.ofString());
+
+      assertThat(r.statusCode()).isEqualTo(500);
+      assertThat(JSON.readTree(r.body()).at("/error/message").asText())
+          .isEqualTo("prompt keying failed: java.lang.IllegalStateException: tokenizer down");
+      assertThat(gateway.stats().failed()).isEqualTo(1);
+      assertThat(router.stats().routed()).isZero();
+    } finally {
+      router.close();
+    }
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition)
