@@ -46,6 +46,11 @@ public final class KvrouteSim implements Callable<Integer> {
     this.terminal = terminal;
   }
 
+  /**
+   * The {@code kvroute-sim} command line: runs it and exits with its code (0 done, 2 a user error).
+   *
+   * @param args a subcommand and its options; {@code --help} lists them
+   */
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
     System.exit(run(args));

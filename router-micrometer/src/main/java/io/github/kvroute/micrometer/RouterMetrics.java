@@ -102,11 +102,15 @@ public final class RouterMetrics implements RouterListener, MeterBinder {
     registerGauges();
   }
 
-  /** Meters with the default bound and no common tags. */
+  /**
+   * {@return meters with the default bound on replica tags and no common tags; add them to a router
+   * with {@code Router.Builder.listener}, then {@link #monitor} it}
+   */
   public static RouterMetrics create() {
     return newBuilder().build();
   }
 
+  /** {@return a builder with the default bound on replica tags and no common tags} */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -115,6 +119,8 @@ public final class RouterMetrics implements RouterListener, MeterBinder {
    * The router whose totals and breakers the gauges read, and whose policy names the {@code policy}
    * tag. Call once, after building the router with this listener.
    *
+   * @param router the router this listener was added to
+   * @return this, to chain {@code bindTo(registry)}
    * @throws IllegalStateException if a router is already monitored
    * @throws NullPointerException if {@code router} is null
    */
@@ -313,7 +319,12 @@ public final class RouterMetrics implements RouterListener, MeterBinder {
 
     private Builder() {}
 
-    /** Tags added to every meter (for example which gateway instance this router runs in). */
+    /**
+     * Tags added to every meter (for example which gateway instance this router runs in).
+     *
+     * @param tags the common tags, possibly none
+     * @return this builder
+     */
     public Builder tags(Iterable<Tag> tags) {
       this.tags = Tags.of(Objects.requireNonNull(tags, "tags: null (expected: tags, possibly none)"));
       return this;
@@ -323,6 +334,8 @@ public final class RouterMetrics implements RouterListener, MeterBinder {
      * How many distinct replica ids get a {@code replica} tag of their own; later ones are tagged
      * {@code other}. Default {@value #DEFAULT_MAX_REPLICA_TAGS}.
      *
+     * @param max the bound on the {@code replica} tag's values (a meter registry's cardinality)
+     * @return this builder
      * @throws IllegalArgumentException if negative
      */
     public Builder maxReplicaTags(int max) {
@@ -333,6 +346,7 @@ public final class RouterMetrics implements RouterListener, MeterBinder {
       return this;
     }
 
+    /** {@return the meters, registered on no registry until {@code bindTo}} */
     public RouterMetrics build() {
       return new RouterMetrics(this);
     }

@@ -39,6 +39,9 @@ public record CounterRates(
    * The rates between {@code earlier} and {@code later}; empty unless both are of the same replica and
    * epoch, carry observation times, and {@code later} was observed after {@code earlier}.
    *
+   * @param earlier a replica's snapshot
+   * @param later a later snapshot of the same replica
+   * @return the rates, each empty when either snapshot lacks its counter
    * @throws NullPointerException if an argument is null
    */
   public static Optional<CounterRates> between(ReplicaSnapshot earlier, ReplicaSnapshot later) {

@@ -130,6 +130,9 @@ public enum EngineMetrics {
    * The replica's epoch: its process start time in nanoseconds since the Unix epoch, from
    * {@code process_start_time_seconds}; empty when the exposition lacks it or it is not a plausible
    * time.
+   *
+   * @param e one scrape of the replica's {@code /metrics}
+   * @return the epoch in nanoseconds, what the poller reports as {@code ReplicaSnapshot.epoch}
    */
   public static OptionalLong epochNanos(Exposition e) {
     OptionalDouble start = e.first(PROCESS_START).map(s -> OptionalDouble.of(s.value()))

@@ -34,23 +34,39 @@ public final class Exposition {
     this.problems = List.copyOf(problems);
   }
 
-  /** Every series named {@code name}, in exposition order; empty when there is none. */
+  /**
+   * {@return every series named {@code name}, in exposition order; empty when there is none}
+   *
+   * @param name a metric name as exposed, e.g. {@code vllm:num_requests_running}
+   */
   public List<Sample> series(String name) {
     return byName.getOrDefault(name, List.of());
   }
 
-  /** Whether at least one series is named {@code name}. */
+  /**
+   * {@return whether at least one series is named {@code name}}
+   *
+   * @param name a metric name as exposed, e.g. {@code vllm:num_requests_running}
+   */
   public boolean has(String name) {
     return byName.containsKey(name);
   }
 
-  /** The first series named {@code name}. */
+  /**
+   * {@return the first series named {@code name}, in exposition order; empty when there is none}
+   *
+   * @param name a metric name as exposed, e.g. {@code vllm:num_requests_running}
+   */
   public Optional<Sample> first(String name) {
     List<Sample> s = series(name);
     return s.isEmpty() ? Optional.empty() : Optional.of(s.get(0));
   }
 
-  /** The sum over every series named {@code name}; empty when there is none. */
+  /**
+   * {@return the sum over every series named {@code name}; empty when there is none}
+   *
+   * @param name a metric name as exposed, e.g. {@code vllm:num_requests_running}
+   */
   public OptionalDouble sum(String name) {
     List<Sample> s = series(name);
     if (s.isEmpty()) {
@@ -63,26 +79,30 @@ public final class Exposition {
     return OptionalDouble.of(total);
   }
 
-  /** The mean over every series named {@code name}; empty when there is none. */
+  /**
+   * {@return the mean over every series named {@code name}; empty when there is none}
+   *
+   * @param name a metric name as exposed, e.g. {@code vllm:num_requests_running}
+   */
   public OptionalDouble mean(String name) {
     List<Sample> s = series(name);
     OptionalDouble total = sum(name);
     return total.isEmpty() ? total : OptionalDouble.of(total.getAsDouble() / s.size());
   }
 
-  /** Number of samples parsed. */
+  /** {@return the number of samples parsed} */
   public int sampleCount() {
     return sampleCount;
   }
 
-  /** Lines skipped because they were not valid exposition lines. */
+  /** {@return the lines skipped because they were not valid exposition lines} */
   public int malformedLines() {
     return malformedLines;
   }
 
   /**
-   * The first few malformed lines' descriptions ({@code line N: reason}), at most
-   * {@value PrometheusText#MAX_PROBLEMS_KEPT}.
+   * {@return the first few malformed lines' descriptions ({@code line N: reason}), at most
+   * {@value PrometheusText#MAX_PROBLEMS_KEPT}}
    */
   public List<String> problems() {
     return problems;

@@ -93,6 +93,7 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
     this.scheduler = ownsScheduler ? ownedScheduler(Math.min(4, m.size())) : b.scheduler;
   }
 
+  /** {@return a builder with the defaults: no replica yet, scraped every second} */
   public static Builder builder() {
     return new Builder();
   }
@@ -133,6 +134,9 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
    * Scrapes {@code replicaId} now, on the calling thread, delivering to {@code sink}; returns the
    * resulting status. For tests, tools and a first scrape before traffic.
    *
+   * @param replicaId one of the poller's replicas
+   * @param sink where the snapshot (or a STOPPED report) goes: the router
+   * @return the replica's status after the scrape
    * @throws IllegalArgumentException if the replica is not one of this poller's
    */
   public ScrapeStatus scrapeNow(String replicaId, TelemetrySink sink) {
@@ -146,6 +150,9 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
    * It never completes exceptionally: when the scheduler no longer takes work (the poller is closed),
    * it completes at once with the status as it is.
    *
+   * @param replicaId one of the poller's replicas
+   * @param sink where the snapshot (or a STOPPED report) goes: the router
+   * @return the replica's status after the scrape
    * @throws IllegalArgumentException if the replica is not one of this poller's
    */
   public CompletableFuture<ScrapeStatus> scrapeAsync(String replicaId, TelemetrySink sink) {
@@ -168,15 +175,16 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
   }
 
   /**
-   * The scrape status of {@code replicaId}.
+   * {@return the scrape status of {@code replicaId}}
    *
+   * @param replicaId one of the poller's replicas
    * @throws IllegalArgumentException if the replica is not one of this poller's
    */
   public ScrapeStatus status(String replicaId) {
     return scraper(replicaId).status();
   }
 
-  /** Every replica's scrape status, in the order the replicas were added. */
+  /** {@return every replica's scrape status by replica id, in the order the replicas were added} */
   public Map<String, ScrapeStatus> statuses() {
     Map<String, ScrapeStatus> m = new LinkedHashMap<>();
     scrapers.forEach((id, s) -> m.put(id, s.status()));
@@ -188,6 +196,8 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
    * subscriber stamps on the replica's events (see
    * {@link io.github.kvroute.telemetry.vllm.VllmKvEventSubscriber}).
    *
+   * @param replicaId one of the poller's replicas
+   * @return the epoch in nanoseconds ({@code process_start_time_seconds}), empty before a success
    * @throws IllegalArgumentException if the replica is not one of this poller's
    */
   public OptionalLong epoch(String replicaId) {
@@ -254,6 +264,8 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
     /**
      * Adds a replica to scrape.
      *
+     * @param target the replica, its engine and its endpoints
+     * @return this builder
      * @throws IllegalArgumentException if a replica with the same id was added
      */
     public Builder replica(ReplicaTarget target) {
@@ -268,31 +280,56 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
       return this;
     }
 
-    /** Adds every target, as {@link #replica} does. */
+    /**
+     * Adds every target, as {@link #replica} does.
+     *
+     * @param targets the replicas, each id once
+     * @return this builder
+     */
     public Builder replicas(Collection<ReplicaTarget> targets) {
       Objects.requireNonNull(targets, "targets").forEach(this::replica);
       return this;
     }
 
-    /** Time between two scrapes of one replica; default {@link #DEFAULT_INTERVAL}. */
+    /**
+     * Time between two scrapes of one replica; default {@link #DEFAULT_INTERVAL}.
+     *
+     * @param interval positive; the end of one scrape to the start of the next
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = positive(interval, "interval");
       return this;
     }
 
-    /** Limit on each GET; default {@link #DEFAULT_TIMEOUT}. */
+    /**
+     * Limit on each GET; default {@link #DEFAULT_TIMEOUT}.
+     *
+     * @param timeout positive; a GET still unanswered then fails the scrape
+     * @return this builder
+     */
     public Builder timeout(Duration timeout) {
       this.timeout = positive(timeout, "timeout");
       return this;
     }
 
-    /** The clock snapshots are stamped with: the router's. Default {@link Ticker#system()}. */
+    /**
+     * The clock snapshots are stamped with: the router's. Default {@link Ticker#system()}.
+     *
+     * @param ticker the router's ticker, so that report ages are measured on one clock
+     * @return this builder
+     */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker: null (expected: the router's ticker)");
       return this;
     }
 
-    /** The HTTP client; default {@link ScrapeClient#jdk()}. */
+    /**
+     * The HTTP client; default {@link ScrapeClient#jdk()}.
+     *
+     * @param client called concurrently, once per GET
+     * @return this builder
+     */
     public Builder client(ScrapeClient client) {
       this.client = Objects.requireNonNull(client, "client: null (expected: a ScrapeClient)");
       return this;
@@ -301,6 +338,9 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
     /**
      * The scheduler to run scrapes on; the poller never shuts it down. Default: one of its own (at
      * most four daemon threads), shut down by {@link PrometheusPoller#close}.
+     *
+     * @param scheduler runs every replica's schedule and {@link PrometheusPoller#scrapeAsync}
+     * @return this builder
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler: null (expected: a scheduler)");
@@ -311,6 +351,8 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
      * Consecutive failed scrapes after which a replica that reported before is reported STOPPED once
      * per failure streak; 0 never reports it. Default {@value #DEFAULT_REPORT_STOPPED_AFTER}.
      *
+     * @param failures consecutive failures, {@code >= 0}
+     * @return this builder
      * @throws IllegalArgumentException if {@code failures < 0}
      */
     public Builder reportStoppedAfter(int failures) {
@@ -327,6 +369,9 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
      * refused connection means the process is gone, and a gateway retrying its requests wants the
      * router to know before it routes the retry. Off by default: behind a load balancer or during a
      * rolling restart a refusal can be brief.
+     *
+     * @param enabled whether a refused connection reports the replica STOPPED at once
+     * @return this builder
      */
     public Builder reportStoppedOnRefusal(boolean enabled) {
       this.reportStoppedOnRefusal = enabled;
@@ -336,6 +381,7 @@ public final class PrometheusPoller implements TelemetrySource, AutoCloseable {
     /**
      * Builds the poller; nothing is scraped until {@link PrometheusPoller#subscribe}.
      *
+     * @return the poller, which owns its scheduler unless one was given
      * @throws IllegalStateException if no replica was added
      */
     public PrometheusPoller build() {

@@ -42,6 +42,8 @@ public final class PrometheusText {
   /**
    * Parses {@code text}; never throws on content.
    *
+   * @param text a Prometheus text exposition (format 0.0.4), as {@code /metrics} answers
+   * @return its samples, with the malformed lines skipped and counted
    * @throws NullPointerException if {@code text} is null
    */
   public static Exposition parse(String text) {

@@ -14,7 +14,9 @@ import java.util.Optional;
  *
  * <p>Each scrape reads {@link #metricsPath()} (required), {@link #healthPath()} when set (2xx: READY;
  * 404, no such endpoint: READY; any other status: STARTING, not routable) and {@link #modelsPath()} when set (vLLM's
- * {@code /v1/models}: the loaded LoRA adapters). Immutable and thread-safe.
+ * {@code /v1/models}: the loaded LoRA adapters). The constructor throws
+ * {@code IllegalArgumentException} for a blank id or model, a base URI without scheme or host, or a
+ * path not starting with {@code /}. Immutable and thread-safe.
  *
  * @param replicaId the replica's id in the router
  * @param model the model it serves, as the router's requests name it
@@ -49,23 +51,41 @@ public record ReplicaTarget(String replicaId, String model, URI baseUri, EngineM
   /**
    * A target with the engine's usual paths: {@code /metrics}, {@code /health}, and for vLLM
    * {@code /v1/models}.
+   *
+   * @param replicaId the replica's id in the router
+   * @param model the model it serves, as requests name it
+   * @param baseUri scheme, host and port of the engine's HTTP server
+   * @param engine whose metric names it exports
+   * @return the target
    */
   public static ReplicaTarget of(String replicaId, String model, URI baseUri, EngineMetrics engine) {
     return new ReplicaTarget(replicaId, model, baseUri, engine, "/metrics", "/health",
         engine != null && engine.listsAdapters() ? "/v1/models" : null);
   }
 
-  /** This target with another health path, or none ({@code null}). */
+  /**
+   * {@return this target with another health path, or none}
+   *
+   * @param path an absolute path, or null to skip the health check (a successful scrape is READY)
+   */
   public ReplicaTarget withHealthPath(String path) {
     return new ReplicaTarget(replicaId, model, baseUri, engine, metricsPath, path, modelsPath);
   }
 
-  /** This target with another model-list path, or none ({@code null}). */
+  /**
+   * {@return this target with another model-list path, or none}
+   *
+   * @param path an absolute path, or null to report no adapters
+   */
   public ReplicaTarget withModelsPath(String path) {
     return new ReplicaTarget(replicaId, model, baseUri, engine, metricsPath, healthPath, path);
   }
 
-  /** This target with another metrics path. */
+  /**
+   * {@return this target with another metrics path}
+   *
+   * @param path an absolute path, e.g. {@code /metrics}
+   */
   public ReplicaTarget withMetricsPath(String path) {
     return new ReplicaTarget(replicaId, model, baseUri, engine, path, healthPath, modelsPath);
   }

@@ -20,7 +20,11 @@ public record Sample(String name, Map<String, String> labels, double value) {
     labels = Map.copyOf(labels);
   }
 
-  /** The value of label {@code label}, or null when the sample does not carry it. */
+  /**
+   * {@return the value of label {@code label}, or null when the sample does not carry it}
+   *
+   * @param label a label name, e.g. {@code engine}
+   */
   public String label(String label) {
     return labels.get(label);
   }

@@ -20,6 +20,9 @@ public interface ScrapeClient {
   /**
    * GETs {@code uri} and returns its status and body, within {@code timeout}.
    *
+   * @param uri the endpoint, e.g. {@code http://10.0.0.5:8000/metrics}
+   * @param timeout the longest the whole exchange may take, body included
+   * @return the status and body, whatever the status
    * @throws IOException if the request failed, timed out, or the body was too large
    * @throws InterruptedException if the calling thread was interrupted
    */
@@ -38,7 +41,7 @@ public interface ScrapeClient {
       }
     }
 
-    /** Whether the status is 2xx. */
+    /** {@return whether the status is 2xx} */
     public boolean isSuccess() {
       return status >= 200 && status < 300;
     }
@@ -47,6 +50,8 @@ public interface ScrapeClient {
   /**
    * A client on a new JDK {@link HttpClient} (HTTP/1.1, connect timeout 2 s, no redirects), reading at
    * most {@value #DEFAULT_MAX_BODY_BYTES} bytes of a body.
+   *
+   * @return a client of its own, thread-safe
    */
   static ScrapeClient jdk() {
     return jdk(HttpClient.newBuilder()
@@ -60,6 +65,9 @@ public interface ScrapeClient {
    * A client on {@code client}, reading at most {@code maxBodyBytes} of a body. The timeout covers the
    * whole exchange, body included.
    *
+   * @param client the host's JDK client (its proxy, TLS and connect-timeout settings apply)
+   * @param maxBodyBytes the largest body read; a larger one fails the GET
+   * @return a client on {@code client}
    * @throws IllegalArgumentException if {@code maxBodyBytes < 1}
    */
   static ScrapeClient jdk(HttpClient client, int maxBodyBytes) {

@@ -34,6 +34,10 @@ public final class EmulatedFleet implements AutoCloseable {
   /**
    * Starts {@code count} replicas; if one fails to start, those already started are stopped.
    *
+   * @param count replicas, named {@code replica-0} on
+   * @param model the model every replica serves
+   * @param engineModel how every replica's engine spends time and memory
+   * @return the running fleet
    * @throws IllegalArgumentException if {@code count} is not in [1, 256]
    */
   public static EmulatedFleet start(int count, String model, EngineModel engineModel) {
@@ -43,6 +47,12 @@ public final class EmulatedFleet implements AutoCloseable {
   /**
    * As {@link #start(int, String, EngineModel)}, each replica publishing vLLM KV events if
    * {@code kvEvents}, all in one ZeroMQ context ({@link #kvEventsContext()}).
+   *
+   * @param count replicas, named {@code replica-0} on
+   * @param model the model every replica serves
+   * @param engineModel how every replica's engine spends time and memory
+   * @param kvEvents whether each replica publishes vLLM KV events (with a replay socket)
+   * @return the running fleet
    */
   public static EmulatedFleet start(int count, String model, EngineModel engineModel,
       boolean kvEvents) {
@@ -70,24 +80,37 @@ public final class EmulatedFleet implements AutoCloseable {
    * process should create its sockets there too (ZeroMQ wants one context per process, and jeromq
    * 0.6.0 with several contexts in one JVM now and then leaves a loopback connection unestablished).
    * Closed with the fleet.
+   *
+   * @return the context; empty when the replicas publish no KV events
    */
   public Optional<ZContext> kvEventsContext() {
     return Optional.ofNullable(kvEventsContext);
   }
 
-  /** The id of replica {@code i}: {@code replica-i}. */
+  /**
+   * {@return the id of replica {@code i}: {@code replica-i}}
+   *
+   * @param i the replica's index in the fleet
+   */
   public static String name(int i) {
     return "replica-" + i;
   }
 
+  /** {@return the number of replicas} */
   public int size() {
     return replicas.size();
   }
 
+  /**
+   * {@return replica {@code i}, whose id is {@link #name(int) name(i)}}
+   *
+   * @param i from 0 to {@code size() - 1}
+   */
   public EmulatedReplica replica(int i) {
     return replicas.get(i);
   }
 
+  /** {@return every replica, by index} */
   public List<EmulatedReplica> replicas() {
     return replicas;
   }
@@ -99,8 +122,9 @@ public final class EmulatedFleet implements AutoCloseable {
   }
 
   /**
-   * Starts killing every replica; the future completes when all have stopped and the KV-event context
-   * is closed.
+   * Starts killing every replica.
+   *
+   * @return a future that completes when all have stopped and the KV-event context is closed
    */
   public CompletableFuture<Void> closeAsync() {
     return CompletableFuture.allOf(

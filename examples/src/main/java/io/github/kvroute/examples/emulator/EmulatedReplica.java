@@ -93,7 +93,10 @@ public final class EmulatedReplica implements AutoCloseable {
   /**
    * Starts a replica serving {@code model} on an ephemeral loopback port.
    *
-   * @param name names the engine's scheduler thread
+   * @param name the replica's name, which names its threads
+   * @param model the model it serves; requests for another get 404
+   * @param engineModel how its engine spends time and memory
+   * @return the running replica
    */
   public static EmulatedReplica start(String name, String model, EngineModel engineModel) {
     return start(name, model, engineModel, 0);
@@ -102,6 +105,13 @@ public final class EmulatedReplica implements AutoCloseable {
   /**
    * Starts a replica on loopback {@code port} (0 for an ephemeral one), publishing vLLM KV events on
    * a loopback ZeroMQ endpoint of its own when {@code kvEvents} ({@link #kvEventsEndpoint()}).
+   *
+   * @param name the replica's name, which names its threads
+   * @param model the model it serves; requests for another get 404
+   * @param engineModel how its engine spends time and memory
+   * @param port the loopback port, or 0 for an ephemeral one
+   * @param kvEvents whether it publishes vLLM KV events (with a replay socket)
+   * @return the running replica
    */
   public static EmulatedReplica start(String name, String model, EngineModel engineModel, int port,
       boolean kvEvents) {
@@ -138,7 +148,15 @@ public final class EmulatedReplica implements AutoCloseable {
     return r;
   }
 
-  /** Starts a replica on loopback {@code port} (0 for an ephemeral one), without KV events. */
+  /**
+   * Starts a replica on loopback {@code port} (0 for an ephemeral one), without KV events.
+   *
+   * @param name the replica's name, which names its threads
+   * @param model the model it serves; requests for another get 404
+   * @param engineModel how its engine spends time and memory
+   * @param port the loopback port, or 0 for an ephemeral one
+   * @return the running replica
+   */
   public static EmulatedReplica start(String name, String model, EngineModel engineModel, int port) {
     return start(name, model, engineModel, port, false);
   }
@@ -146,6 +164,8 @@ public final class EmulatedReplica implements AutoCloseable {
   /**
    * The ZeroMQ endpoint of the replica's KV-event stream ({@code tcp://127.0.0.1:PORT}, vLLM's wire
    * format), when it was started with KV events.
+   *
+   * @return the PUB endpoint; empty without KV events
    */
   public Optional<String> kvEventsEndpoint() {
     return kvEvents == null ? Optional.empty() : Optional.of(kvEvents.endpoint());
@@ -154,26 +174,29 @@ public final class EmulatedReplica implements AutoCloseable {
   /**
    * The ZeroMQ endpoint of the replica's KV-event replay socket ({@code tcp://127.0.0.1:PORT}, vLLM's
    * {@code replay_endpoint}), when it was started with KV events.
+   *
+   * @return the ROUTER endpoint; empty without KV events
    */
   public Optional<String> kvEventsReplayEndpoint() {
     return kvEvents == null ? Optional.empty() : Optional.of(kvEvents.replayEndpoint());
   }
 
-  /** The replica's base URI, {@code http://127.0.0.1:PORT}. */
+  /** {@return the replica's base URI, {@code http://127.0.0.1:PORT}} */
   public URI uri() {
     return URI.create("http://127.0.0.1:" + server.activeLocalPort());
   }
 
+  /** {@return the model the replica serves} */
   public String model() {
     return model;
   }
 
-  /** How the replica's engine spends time and memory, and how it tokenizes. */
+  /** {@return how the replica's engine spends time and memory, and how it tokenizes} */
   public EngineModel engineModel() {
     return engineModel;
   }
 
-  /** Requests in the engine now, running or waiting. */
+  /** {@return the requests in the engine now, running or waiting} */
   public int inFlightRequests() {
     EmulatedEngine.MetricsReading r = engine.read();
     return r.running() + r.waiting();
@@ -208,6 +231,8 @@ public final class EmulatedReplica implements AutoCloseable {
    * Starts a {@link #kill()}: connections are closed at once; the future completes when the server's
    * threads have stopped (a couple of seconds of event-loop quiet period), so a fleet stops its
    * replicas in parallel.
+   *
+   * @return a future that completes when the server's threads, the engine and the publisher stopped
    */
   public CompletableFuture<Void> killAsync() {
     // connections first, so clients see resets rather than error replies

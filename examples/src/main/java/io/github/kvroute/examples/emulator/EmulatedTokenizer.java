@@ -32,12 +32,21 @@ public final class EmulatedTokenizer {
     return (int) (((long) text.length() + charsPerToken - 1) / charsPerToken);
   }
 
-  /** The token ids of {@code text}, as an emulated engine of {@code charsPerToken} tokenizes it. */
+  /**
+   * {@return the token ids of {@code text}, as an emulated engine tokenizes it}
+   *
+   * @param text the prompt the engine prefills (a chat's rendered template)
+   * @param charsPerToken the engine's {@link EngineModel#charsPerToken()}
+   */
   public static int[] tokenIds(String text, int charsPerToken) {
     return tokenIds(text, charsPerToken, 0, tokenCount(text, charsPerToken));
   }
 
-  /** The block hasher of an emulated engine of {@code model}: vLLM's {@code sha256_cbor}. */
+  /**
+   * {@return the block hasher of an emulated engine: vLLM's {@code sha256_cbor}}
+   *
+   * @param model the engine's model, whose block size the hasher takes
+   */
   public static VllmBlockHasher hasher(EngineModel model) {
     return VllmBlockHasher.sha256Cbor(model.blockSizeTokens(), PYTHON_HASH_SEED);
   }

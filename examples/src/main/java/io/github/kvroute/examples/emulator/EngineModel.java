@@ -15,7 +15,8 @@ import java.time.Duration;
  * keeps a real GPU's ratio of prefill throughput to decode step time (about 10,000 prompt tokens per
  * second against a 25 ms step) at 1 ms per 1,000 prompt tokens.
  *
- * <p>Immutable and thread-safe.
+ * <p>The constructor rejects a field outside the range its description gives
+ * ({@code IllegalArgumentException}, naming the field). Immutable and thread-safe.
  *
  * @param blockSizeTokens tokens per KV block (vLLM's default is 16)
  * @param kvCacheBlocks blocks in the cache ({@code num_gpu_blocks})
@@ -29,7 +30,6 @@ import java.time.Duration;
 public record EngineModel(int blockSizeTokens, int kvCacheBlocks, int charsPerToken,
     long prefillNanosPerToken, long decodeStepNanos, int maxRunning, int maxWaiting) {
 
-  /** Checks every field; see the record's description for each. */
   public EngineModel {
     checkArgument(blockSizeTokens >= 1, "blockSizeTokens: %s (expected: >= 1)", blockSizeTokens);
     checkArgument(kvCacheBlocks >= 1, "kvCacheBlocks: %s (expected: >= 1)", kvCacheBlocks);
@@ -44,18 +44,28 @@ public record EngineModel(int blockSizeTokens, int kvCacheBlocks, int charsPerTo
   /**
    * 16-token blocks, 8,192 of them (131,072 tokens), four characters per token, 1 ms per 1,000
    * uncached prompt tokens, a 250 µs decode step, 32 running and 1,024 waiting.
+   *
+   * @return the model the demo and the tests run
    */
   public static EngineModel scaledDown() {
     return new EngineModel(16, 8_192, 4, 1_000, 250_000, 32, 1_024);
   }
 
-  /** This model with a cache of {@code blocks} blocks. */
+  /**
+   * {@return this model with a cache of {@code blocks} blocks}
+   *
+   * @param blocks {@code num_gpu_blocks}, {@code >= 1}
+   */
   public EngineModel withKvCacheBlocks(int blocks) {
     return new EngineModel(blockSizeTokens, blocks, charsPerToken, prefillNanosPerToken,
         decodeStepNanos, maxRunning, maxWaiting);
   }
 
-  /** Wall time to prefill {@code tokens} uncached prompt tokens. */
+  /**
+   * {@return the wall time to prefill {@code tokens} uncached prompt tokens}
+   *
+   * @param tokens prompt tokens the prefix cache did not serve
+   */
   public Duration prefillTime(long tokens) {
     return Duration.ofNanos(tokens * prefillNanosPerToken);
   }

@@ -64,13 +64,32 @@ public final class GatewayDemo implements AutoCloseable {
   /**
    * Starts {@code replicas} emulated replicas of {@code model} and a gateway on {@code port} in front
    * of them (0 for any free port), scraping every {@link #DEFAULT_SCRAPE_INTERVAL}; approximate mode.
+   *
+   * @param replicas how many emulated replicas, 1 to 256
+   * @param model the model they serve
+   * @param engine how their engines spend time and memory
+   * @param router the router's settings; the demo adds its listener (and, in exact mode, the engines'
+   *     block size) and builds it
+   * @param port the gateway's loopback port, 0 for any free one
+   * @return the running demo
    */
   public static GatewayDemo emulated(int replicas, String model, EngineModel engine,
       Router.Builder router, int port) {
     return emulated(replicas, model, engine, router, port, DEFAULT_SCRAPE_INTERVAL);
   }
 
-  /** As {@link #emulated(int, String, EngineModel, Router.Builder, int)}, scraping every {@code scrape}. */
+  /**
+   * As {@link #emulated(int, String, EngineModel, Router.Builder, int)}, scraping every {@code scrape}.
+   *
+   * @param replicas how many emulated replicas, 1 to 256
+   * @param model the model they serve
+   * @param engine how their engines spend time and memory
+   * @param router the router's settings; the demo adds its listener (and, in exact mode, the engines'
+   *     block size) and builds it
+   * @param port the gateway's loopback port, 0 for any free one
+   * @param scrape time between two scrapes of a replica
+   * @return the running demo
+   */
   public static GatewayDemo emulated(int replicas, String model, EngineModel engine,
       Router.Builder router, int port, Duration scrape) {
     return around(EmulatedFleet.start(replicas, model, engine), router, port, scrape);
@@ -79,6 +98,13 @@ public final class GatewayDemo implements AutoCloseable {
   /**
    * A gateway on {@code port} in front of a started {@code fleet}, which the demo then owns (stops on
    * close, or at once if the gateway fails to start); exact mode when the fleet publishes KV events.
+   *
+   * @param fleet a started fleet, replicas named as {@link EmulatedFleet#name} names them
+   * @param router the router's settings; the demo adds its listener (and, in exact mode, the engines'
+   *     block size) and builds it
+   * @param port the gateway's loopback port, 0 for any free one
+   * @param scrape time between two scrapes of a replica
+   * @return the running demo
    */
   public static GatewayDemo around(EmulatedFleet fleet, Router.Builder router, int port,
       Duration scrape) {
@@ -98,6 +124,13 @@ public final class GatewayDemo implements AutoCloseable {
   /**
    * A gateway on {@code port} in front of running replicas of {@code model}, by id and base URI;
    * approximate mode.
+   *
+   * @param replicas each replica's id and base URI ({@code http://host:8000})
+   * @param model the model they serve
+   * @param router the router's settings; the demo adds its listener (and, in exact mode, the engines'
+   *     block size) and builds it
+   * @param port the gateway's loopback port, 0 for any free one
+   * @return the running demo
    */
   public static GatewayDemo external(Map<String, URI> replicas, String model,
       Router.Builder router, int port) {
@@ -158,21 +191,26 @@ public final class GatewayDemo implements AutoCloseable {
   /**
    * The demo's admission: the router's standard one, with batch requests ({@code service_tier:
    * flex}) shed once the least-loaded replica's predicted queue passes {@code batchQueueLimit}.
+   *
+   * @param batchQueueLimit the predicted queue past which batch requests get 429
+   * @return the admission controller, for {@code Router.Builder.admission}
    */
   public static AdmissionController admission(Duration batchQueueLimit) {
     return Admission.newBuilder()
         .queueLimit(io.github.kvroute.api.Priority.BATCH, batchQueueLimit).build();
   }
 
+  /** {@return the running gateway} */
   public OpenAiGateway gateway() {
     return gateway;
   }
 
+  /** {@return the router the demo built, closed with the demo} */
   public Router router() {
     return router;
   }
 
-  /** The emulated fleet, or null when the replicas were given by URI. */
+  /** {@return the emulated fleet, or null when the replicas were given by URI} */
   public EmulatedFleet fleet() {
     return fleet;
   }

@@ -32,7 +32,7 @@ public final class InFlightAttempts implements RouterListener {
     abandon.remove(attempt);
   }
 
-  /** Attempts in flight now. */
+  /** {@return the attempts in flight now} */
   public int size() {
     return abandon.size();
   }

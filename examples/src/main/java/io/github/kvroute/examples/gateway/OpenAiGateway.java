@@ -107,6 +107,7 @@ public final class OpenAiGateway implements AutoCloseable {
         .build();
   }
 
+  /** {@return a builder: router, telemetry and at least one replica are required} */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -115,6 +116,8 @@ public final class OpenAiGateway implements AutoCloseable {
    * Scrapes every replica once (the router knows them all when this returns), subscribes the poller
    * and the KV-event subscriber to the router (events after the first scrapes, whose epochs they
    * carry), then starts the HTTP server.
+   *
+   * @return this gateway, serving
    */
   public OpenAiGateway start() {
     CompletableFuture.allOf(clients.keySet().stream().map(id -> poller.scrapeAsync(id, router))
@@ -127,31 +130,27 @@ public final class OpenAiGateway implements AutoCloseable {
     return this;
   }
 
-  /** The gateway's base URI, {@code http://127.0.0.1:PORT}; OpenAI clients take {@code uri() + "/v1"}. */
+  /** {@return the gateway's base URI, {@code http://127.0.0.1:PORT}; OpenAI clients take {@code uri() + "/v1"}} */
   public URI uri() {
     return URI.create("http://127.0.0.1:" + server.activeLocalPort());
   }
 
+  /** {@return the router deciding every request's replica} */
   public Router router() {
     return router;
   }
 
-  /** How the gateway keys prompts: what a host or test uses to build the same {@code Request}. */
-  public PromptKeyer promptKeyer() {
-    return keyer;
-  }
-
-  /** The replicas' scrapes. */
+  /** {@return the replicas' scrapes: each replica's {@code ScrapeStatus}} */
   public PrometheusPoller poller() {
     return poller;
   }
 
-  /** The replicas' KV-event streams, when the gateway runs in exact mode. */
+  /** {@return the replicas' KV-event streams, when the gateway runs in exact mode} */
   public Optional<VllmKvEventSubscriber> kvEvents() {
     return Optional.ofNullable(kvEvents);
   }
 
-  /** The gateway's totals now. */
+  /** {@return the gateway's totals now} */
   public GatewayStats stats() {
     return new GatewayStats(counters.requests.sum(), counters.completed.sum(),
         counters.retries.sum(), counters.rejected.sum(), counters.unavailable.sum(),
@@ -164,7 +163,11 @@ public final class OpenAiGateway implements AutoCloseable {
     closeAsync().join();
   }
 
-  /** Starts {@link #close()}: telemetry stops at once, the server when its threads have stopped. */
+  /**
+   * Starts {@link #close()}: telemetry stops at once.
+   *
+   * @return a future that completes when the server's threads have stopped
+   */
   public CompletableFuture<Void> closeAsync() {
     if (kvEvents != null) {
       kvEvents.close();
@@ -204,6 +207,11 @@ public final class OpenAiGateway implements AutoCloseable {
    * The kvroute request the gateway routes for {@code body}: its model, prompt key, output limit and
    * priority ({@code service_tier}: {@code flex} is {@link Priority#BATCH}, {@code priority} is
    * {@link Priority#INTERACTIVE}, anything else standard).
+   *
+   * @param body a parsed request body
+   * @param id the request's id, unique among the router's requests in flight
+   * @return the request's first attempt
+   * @throws RuntimeException what the {@link PromptKeyer} throws
    */
   public Request request(OpenAiBody body, String id) {
     Priority priority = switch (body.serviceTier()) {
@@ -260,7 +268,12 @@ public final class OpenAiGateway implements AutoCloseable {
 
     private Builder() {}
 
-    /** Required: the router deciding every request's replica. */
+    /**
+     * Required: the router deciding every request's replica.
+     *
+     * @param router built; the caller closes it after the gateway
+     * @return this builder
+     */
     public Builder router(Router router) {
       this.router = checkNotNull(router, "router: null (expected: non-null)");
       return this;
@@ -271,6 +284,9 @@ public final class OpenAiGateway implements AutoCloseable {
      * gateway subscribes it to the router on {@link OpenAiGateway#start} and closes it on close.
      * Build it with {@link PrometheusPoller.Builder#reportStoppedOnRefusal} so that a retry after a
      * refused connection is routed knowing the replica is gone.
+     *
+     * @param poller scraping (at least) every replica added with {@link #replica}
+     * @return this builder
      */
     public Builder telemetry(PrometheusPoller poller) {
       this.poller = checkNotNull(poller, "telemetry: null (expected: a PrometheusPoller)");
@@ -282,13 +298,21 @@ public final class OpenAiGateway implements AutoCloseable {
      * closed with the gateway. Give with it a {@link PromptKeyer#exact} keyer whose keys are the
      * engines' hashes, in the namespace its streams are mapped to ({@link PromptKeyer#namespace}).
      * Default none.
+     *
+     * @param subscriber with {@code epochs(poller::epoch)}, so that events carry the snapshots' epochs
+     * @return this builder
      */
     public Builder kvEvents(VllmKvEventSubscriber subscriber) {
       this.kvEvents = checkNotNull(subscriber, "kvEvents: null (expected: a VllmKvEventSubscriber)");
       return this;
     }
 
-    /** How prompts are keyed; default {@link PromptKeyer#approximate} in the router's block size. */
+    /**
+     * How prompts are keyed; default {@link PromptKeyer#approximate} in the router's block size.
+     *
+     * @param keyer in the router's block size
+     * @return this builder
+     */
     public Builder promptKeyer(PromptKeyer keyer) {
       this.keyer = checkNotNull(keyer, "promptKeyer: null (expected: a PromptKeyer)");
       return this;
@@ -298,13 +322,22 @@ public final class OpenAiGateway implements AutoCloseable {
      * Where the gateway records its attempts in flight; give the same instance to the router as its
      * listener, so that attempts the router orphans are retried. Default: a private one, which the
      * router never calls (attempts are then retried only on errors).
+     *
+     * @param attempts the router's listener too
+     * @return this builder
      */
     public Builder attempts(InFlightAttempts attempts) {
       this.attempts = checkNotNull(attempts, "attempts: null (expected: non-null)");
       return this;
     }
 
-    /** Adds a replica the router may name, at base URI {@code uri}. At least one is required. */
+    /**
+     * Adds a replica the router may name, at base URI {@code uri}. At least one is required.
+     *
+     * @param replicaId the id the router and the poller know it by
+     * @param uri its base URI, {@code http://host:8000}
+     * @return this builder
+     */
     public Builder replica(String replicaId, URI uri) {
       checkNotNull(replicaId, "replicaId: null (expected: non-null)");
       checkNotNull(uri, "uri: null (expected: the replica's base URI)");
@@ -313,21 +346,36 @@ public final class OpenAiGateway implements AutoCloseable {
       return this;
     }
 
-    /** The loopback port to listen on; 0 (the default) picks a free one. */
+    /**
+     * The loopback port to listen on; 0 (the default) picks a free one.
+     *
+     * @param port 0 to 65535
+     * @return this builder
+     */
     public Builder port(int port) {
       checkArgument(port >= 0 && port <= 65_535, "port: %s (expected: 0 to 65535)", port);
       this.port = port;
       return this;
     }
 
-    /** Attempts per request, the first included; default 3. */
+    /**
+     * Attempts per request, the first included; default 3.
+     *
+     * @param attempts 1 to 10
+     * @return this builder
+     */
     public Builder maxAttempts(int attempts) {
       checkArgument(attempts >= 1 && attempts <= 10, "maxAttempts: %s (expected: 1 to 10)", attempts);
       this.maxAttempts = attempts;
       return this;
     }
 
-    /** How long one attempt may take end to end; default 5 minutes. */
+    /**
+     * How long one attempt may take end to end; default 5 minutes.
+     *
+     * @param timeout positive; past it the attempt fails with {@code TIMEOUT} and is retried
+     * @return this builder
+     */
     public Builder upstreamTimeout(Duration timeout) {
       checkArgument(timeout != null && !timeout.isNegative() && !timeout.isZero(),
           "upstreamTimeout: %s (expected: > 0)", timeout);
@@ -336,6 +384,9 @@ public final class OpenAiGateway implements AutoCloseable {
     }
 
     /**
+     * Builds the gateway; nothing runs until {@link OpenAiGateway#start}.
+     *
+     * @return the gateway
      * @throws IllegalStateException if the router, the telemetry or every replica is missing, a
      *     replica is not one the poller scrapes, or the keyer's block size is not the router's
      */

@@ -33,15 +33,25 @@ public interface PromptKeyer {
   /**
    * The key of {@code body}'s prompt.
    *
+   * @param body a parsed request body
+   * @return the key, in {@link #namespace} of the body's model and {@link #blockSizeTokens} blocks
    * @throws RuntimeException if the prompt cannot be keyed (a tokenizer failed); the gateway answers
    *     500 and routes nothing
    */
   PromptKey key(OpenAiBody body);
 
-  /** The block size of the keys: the router's ({@code Router.Builder.blockSizeTokens}) must equal it. */
+  /**
+   * {@return the block size of the keys, in tokens: the router's ({@code Router.Builder.blockSizeTokens})
+   * must equal it}
+   */
   int blockSizeTokens();
 
-  /** The cache namespace requests for {@code model} are keyed in, and its KV-event streams mapped to. */
+  /**
+   * {@return the cache namespace requests for {@code model} are keyed in, and its KV-event streams
+   * mapped to}
+   *
+   * @param model a request's {@code model}
+   */
   static CacheNamespace namespace(String model) {
     return CacheNamespace.of(model);
   }
@@ -50,6 +60,8 @@ public interface PromptKeyer {
    * Approximate mode: the prompt text in blocks of {@code blockSizeTokens} tokens of
    * {@value PromptKey#DEFAULT_CHARS_PER_TOKEN} characters.
    *
+   * @param blockSizeTokens the router's block size
+   * @return the keyer
    * @throws IllegalArgumentException if {@code blockSizeTokens < 1}
    */
   static PromptKeyer approximate(int blockSizeTokens) {
@@ -74,6 +86,10 @@ public interface PromptKeyer {
    * {@code hasher} hashes them as the engines do (their {@code --block-size} and
    * {@code PYTHONHASHSEED}). Requests with a LoRA adapter or a {@code cache_salt} are keyed without
    * them, so they match only what the same prompt stored without them.
+   *
+   * @param tokenizer the prompt text to the engine's token ids; called on the gateway's event loops
+   * @param hasher vLLM's block hashing, in the engines' block size
+   * @return the keyer, whose block size is the hasher's
    */
   static PromptKeyer exact(Function<String, int[]> tokenizer, VllmBlockHasher hasher) {
     checkNotNull(tokenizer, "tokenizer: null (expected: the engines' tokenizer)");

@@ -33,6 +33,9 @@ public record OpenAiBody(ObjectNode json, boolean chat, String model, String pro
   /**
    * Reads a request body of {@code /v1/chat/completions} ({@code chat}) or {@code /v1/completions}.
    *
+   * @param node the body as parsed JSON
+   * @param chat whether it came to {@code /v1/chat/completions}
+   * @return what the body says
    * @throws IllegalArgumentException with an OpenAI-style message for the client when the body is not
    *     one: not an object, no model, no prompt or messages, a bad token limit
    */

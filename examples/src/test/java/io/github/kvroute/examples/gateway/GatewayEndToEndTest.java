@@ -1,5 +1,6 @@
 package io.github.kvroute.examples.gateway;
 
+import static io.github.kvroute.examples.gateway.RandomText.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.openai.client.OpenAIClient;
@@ -273,18 +274,6 @@ class GatewayEndToEndTest {
         .addSystemMessage(text(new Random(group), 4_096))
         .addUserMessage("Question " + i + ": " + text(new Random(10_000 + i), 200))
         .maxCompletionTokens(8);
-  }
-
-  private static String text(Random random, int chars) {
-    StringBuilder s = new StringBuilder(chars);
-    while (s.length() < chars) {
-      s.append((char) ('a' + random.nextInt(26)));
-      if (random.nextInt(6) == 0) {
-        s.append(' ');
-      }
-    }
-    s.setLength(chars);
-    return s.toString();
   }
 
   private static long cached(CompletionUsage usage) {

@@ -1,5 +1,6 @@
 package io.github.kvroute.examples.gateway;
 
+import static io.github.kvroute.examples.gateway.RandomText.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -182,18 +183,6 @@ class GatewayExactModeTest {
 
   private static long cachedTokens(JsonNode answer) {
     return answer.at("/usage/prompt_tokens_details/cached_tokens").asLong(-1);
-  }
-
-  private static String text(Random random, int chars) {
-    StringBuilder s = new StringBuilder(chars);
-    while (s.length() < chars) {
-      s.append((char) ('a' + random.nextInt(26)));
-      if (random.nextInt(6) == 0) {
-        s.append(' ');
-      }
-    }
-    s.setLength(chars);
-    return s.toString();
   }
 
   private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {

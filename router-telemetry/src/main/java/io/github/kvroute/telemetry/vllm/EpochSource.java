@@ -10,10 +10,19 @@ import java.util.OptionalLong;
  */
 @FunctionalInterface
 public interface EpochSource {
-  /** The replica's epoch now; empty when not known yet (its events are then dropped and counted). */
+  /**
+   * {@return the replica's epoch now; empty when not known yet (its events are then dropped and
+   * counted)}
+   *
+   * @param replicaId the replica whose event is being numbered
+   */
   OptionalLong epoch(String replicaId);
 
-  /** Every replica at epoch {@code epoch} (hosts whose snapshots carry a fixed epoch). */
+  /**
+   * {@return a source that puts every replica at epoch {@code epoch}}
+   *
+   * @param epoch the epoch the host's snapshots carry for every replica
+   */
   static EpochSource fixed(long epoch) {
     OptionalLong e = OptionalLong.of(epoch);
     return replicaId -> e;

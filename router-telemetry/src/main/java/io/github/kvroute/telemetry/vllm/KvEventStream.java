@@ -46,22 +46,37 @@ public record KvEventStream(String replicaId, String endpoint, String replayEndp
     }
   }
 
-  /** A stream with no replay socket, subscribed to every topic. */
+  /**
+   * {@return a stream with no replay socket, subscribed to every topic}
+   *
+   * @param replicaId the replica's id in the router
+   * @param endpoint the PUB endpoint, {@code tcp://host:5557}
+   * @param namespace the namespace requests are keyed in; unkeyed
+   */
   public static KvEventStream of(String replicaId, String endpoint, CacheNamespace namespace) {
     return new KvEventStream(replicaId, endpoint, null, "", namespace);
   }
 
-  /** This stream with vLLM's replay socket ({@code replay_endpoint}), used to fill sequence gaps. */
+  /**
+   * {@return this stream with vLLM's replay socket, used to fill sequence gaps}
+   *
+   * @param replayEndpoint vLLM's {@code replay_endpoint}, {@code tcp://host:5558}
+   */
   public KvEventStream withReplay(String replayEndpoint) {
     return new KvEventStream(replicaId, endpoint,
         Objects.requireNonNull(replayEndpoint, "replayEndpoint"), topic, namespace);
   }
 
-  /** This stream subscribed to {@code topic} only (vLLM's {@code topic}). */
+  /**
+   * {@return this stream subscribed to {@code topic} only}
+   *
+   * @param topic vLLM's {@code topic}; {@code ""} for every topic
+   */
   public KvEventStream withTopic(String topic) {
     return new KvEventStream(replicaId, endpoint, replayEndpoint, topic, namespace);
   }
 
+  /** {@return the replay endpoint, when the stream has one} */
   public Optional<String> replay() {
     return Optional.ofNullable(replayEndpoint);
   }

@@ -53,7 +53,7 @@ public record KvStreamStatus(
     results = Map.copyOf(results);
   }
 
-  /** How many delivered events the sink applied. */
+  /** {@return how many delivered events the sink applied} */
   public long applied() {
     return results.getOrDefault(UpdateResult.APPLIED, 0L);
   }

@@ -43,6 +43,9 @@ public final class VllmBlockHasher {
    * The hasher of a vLLM started with {@code --prefix-caching-hash-algo sha256_cbor},
    * {@code --block-size blockSize} and {@code PYTHONHASHSEED=pythonHashSeed}.
    *
+   * @param blockSize the engine's {@code --block-size}, in tokens
+   * @param pythonHashSeed the engine's {@code PYTHONHASHSEED}, the same on every replica
+   * @return the hasher
    * @throws IllegalArgumentException if {@code blockSize < 1}
    * @throws NullPointerException if {@code pythonHashSeed} is null (without it vLLM's hashes are random)
    */
@@ -57,6 +60,7 @@ public final class VllmBlockHasher {
     return new VllmBlockHasher(blockSize, sha256(seed.bytes()));
   }
 
+  /** {@return the tokens per block, the engine's {@code --block-size}} */
   public int blockSize() {
     return blockSize;
   }
@@ -64,6 +68,9 @@ public final class VllmBlockHasher {
   /**
    * The 64-bit hashes vLLM publishes for the full blocks of a prompt of {@code tokenIds}, without LoRA
    * and salt; a partial last block has none.
+   *
+   * @param tokenIds the prompt's token ids as the engine sees them (chat template applied)
+   * @return one hash per full block, in order
    */
   public long[] blockHashes(int[] tokenIds) {
     return blockHashes(tokenIds, null, null);
@@ -72,6 +79,11 @@ public final class VllmBlockHasher {
   /**
    * The 64-bit hashes vLLM publishes for the full blocks of a prompt of {@code tokenIds} sent with LoRA
    * adapter {@code loraName} and {@code cacheSalt} (each null when absent).
+   *
+   * @param tokenIds the prompt's token ids as the engine sees them (chat template applied)
+   * @param loraName the request's LoRA adapter name, or null
+   * @param cacheSalt the request's {@code cache_salt}, or null (it enters the first block only)
+   * @return one hash per full block, in order
    */
   public long[] blockHashes(int[] tokenIds, String loraName, String cacheSalt) {
     Objects.requireNonNull(tokenIds, "tokenIds");

@@ -25,8 +25,11 @@ public final class VllmKvEvent {
 
   /** The event's type, named by its msgspec tag. */
   public enum Kind {
+    /** Blocks the engine cached, chained on a parent block: the router's index gains them. */
     BLOCK_STORED("BlockStored"),
+    /** Blocks the engine evicted: the router's index drops them. */
     BLOCK_REMOVED("BlockRemoved"),
+    /** The engine dropped its whole prefix cache (a reset): the replica's index is emptied. */
     ALL_BLOCKS_CLEARED("AllBlocksCleared");
 
     private final String tag;
@@ -35,7 +38,7 @@ public final class VllmKvEvent {
       this.tag = tag;
     }
 
-    /** The msgspec tag on the wire ({@code "BlockStored"}, ...). */
+    /** {@return the msgspec tag on the wire ({@code "BlockStored"}, ...)} */
     public String tag() {
       return tag;
     }
@@ -77,6 +80,11 @@ public final class VllmKvEvent {
   /**
    * A {@code BlockStored} on the GPU, no adapter, group unset.
    *
+   * @param blockHashes the stored blocks' hashes, parent first (copied)
+   * @param parentBlockHash the hash of the block before the first one; empty for a prompt's first block
+   * @param tokenIds the stored blocks' token ids, {@code blockSize} per block (copied)
+   * @param blockSize tokens per block, the engine's {@code --block-size}
+   * @return the event
    * @throws IllegalArgumentException if {@code blockSize < 1}
    */
   public static VllmKvEvent stored(long[] blockHashes, OptionalLong parentBlockHash, int[] tokenIds,
@@ -90,14 +98,18 @@ public final class VllmKvEvent {
         Optional.of(VllmKvEvents.MEDIUM_GPU), OptionalInt.empty());
   }
 
-  /** A {@code BlockRemoved} on the GPU, group unset. */
+  /**
+   * {@return a {@code BlockRemoved} on the GPU, group unset}
+   *
+   * @param blockHashes the evicted blocks' hashes (copied)
+   */
   public static VllmKvEvent removed(long... blockHashes) {
     return new VllmKvEvent(Kind.BLOCK_REMOVED, Objects.requireNonNull(blockHashes, "blockHashes").clone(),
         OptionalLong.empty(), NO_TOKENS, 0, Optional.empty(), Optional.of(VllmKvEvents.MEDIUM_GPU),
         OptionalInt.empty());
   }
 
-  /** An {@code AllBlocksCleared}. */
+  /** {@return an {@code AllBlocksCleared}} */
   public static VllmKvEvent allCleared() {
     return new VllmKvEvent(Kind.ALL_BLOCKS_CLEARED, NO_HASHES, OptionalLong.empty(), NO_TOKENS, 0,
         Optional.empty(), Optional.empty(), OptionalInt.empty());
@@ -108,62 +120,78 @@ public final class VllmKvEvent {
     return new VllmKvEvent(kind, blockHashes, parent, tokenIds, blockSize, loraName, medium, groupIdx);
   }
 
-  /** This event with its adapter's name ({@code lora_name}); only {@code BlockStored} carries one. */
+  /**
+   * {@return this event with its adapter's name ({@code lora_name}); only {@code BlockStored} carries
+   * one}
+   *
+   * @param name the LoRA adapter the blocks were computed with
+   */
   public VllmKvEvent withLoraName(String name) {
     return new VllmKvEvent(kind, blockHashes, parentBlockHash, tokenIds, blockSize,
         Optional.of(Objects.requireNonNull(name, "name")), medium, groupIdx);
   }
 
-  /** This event on another storage tier ({@code medium}: {@code "GPU"}, {@code "CPU"}, ...), or none. */
+  /**
+   * {@return this event on another storage tier, or none}
+   *
+   * @param medium vLLM's {@code medium}: {@code "GPU"}, {@code "CPU"}, ...; null for none (older vLLM)
+   */
   public VllmKvEvent withMedium(String medium) {
     return new VllmKvEvent(kind, blockHashes, parentBlockHash, tokenIds, blockSize, loraName,
         Optional.ofNullable(medium), groupIdx);
   }
 
-  /** This event in KV-cache group {@code group} ({@code group_idx}, hybrid models). */
+  /**
+   * {@return this event in another KV-cache group}
+   *
+   * @param group vLLM's {@code group_idx} (hybrid models have several groups)
+   */
   public VllmKvEvent withGroupIdx(int group) {
     return new VllmKvEvent(kind, blockHashes, parentBlockHash, tokenIds, blockSize, loraName, medium,
         OptionalInt.of(group));
   }
 
+  /** {@return the event's type} */
   public Kind kind() {
     return kind;
   }
 
-  /** Number of block hashes. */
+  /** {@return the number of block hashes} */
   public int blockCount() {
     return blockHashes.length;
   }
 
-  /** A copy of the block hashes, each the low 64 bits of vLLM's block hash. */
+  /** {@return a copy of the block hashes, each the low 64 bits of vLLM's block hash} */
   public long[] blockHashes() {
     return blockHashes.clone();
   }
 
-  /** The hash of the block before the first one here; empty for a chain's first block. */
+  /** {@return the hash of the block before the first one here; empty for a chain's first block} */
   public OptionalLong parentBlockHash() {
     return parentBlockHash;
   }
 
-  /** A copy of the token ids of the stored blocks ({@code BlockStored} only). */
+  /** {@return a copy of the token ids of the stored blocks ({@code BlockStored} only; else empty)} */
   public int[] tokenIds() {
     return tokenIds.clone();
   }
 
-  /** Tokens per block ({@code BlockStored} only; 0 otherwise). */
+  /** {@return the tokens per block ({@code BlockStored} only; 0 otherwise)} */
   public int blockSize() {
     return blockSize;
   }
 
+  /** {@return the LoRA adapter the stored blocks were computed with; empty without one} */
   public Optional<String> loraName() {
     return loraName;
   }
 
-  /** The storage tier; absent when the engine does not say (older vLLM: the GPU). */
+  /** {@return the storage tier; empty when the engine does not say (older vLLM: the GPU)} */
   public Optional<String> medium() {
     return medium;
   }
 
+  /** {@return the KV-cache group ({@code group_idx}); empty when the engine does not say} */
   public OptionalInt groupIdx() {
     return groupIdx;
   }

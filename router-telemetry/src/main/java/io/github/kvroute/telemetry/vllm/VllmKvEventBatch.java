@@ -24,7 +24,12 @@ public record VllmKvEventBatch(double timestamp, List<VllmKvEvent> events, Optio
     }
   }
 
-  /** A batch of {@code events} at {@code timestamp}, rank unset, nothing skipped. */
+  /**
+   * {@return a batch of {@code events} at {@code timestamp}, rank unset, nothing skipped}
+   *
+   * @param timestamp seconds since the Unix epoch
+   * @param events the events, in the engine's order
+   */
   public static VllmKvEventBatch of(double timestamp, List<VllmKvEvent> events) {
     return new VllmKvEventBatch(timestamp, events, OptionalInt.empty(), 0);
   }

@@ -79,16 +79,17 @@ public final class VllmKvEventPublisher implements AutoCloseable {
     }
   }
 
+  /** {@return a builder: loopback, a free port, no replay socket, topic {@code ""}} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The PUB endpoint bound, with the port the system chose for {@code *}. */
+  /** {@return the PUB endpoint bound, with the port the system chose for {@code *}} */
   public String endpoint() {
     return endpoint;
   }
 
-  /** The replay endpoint bound, or null without one. */
+  /** {@return the replay endpoint bound, or null without one} */
   public String replayEndpoint() {
     return replayEndpoint;
   }
@@ -96,6 +97,7 @@ public final class VllmKvEventPublisher implements AutoCloseable {
   /**
    * Encodes and sends {@code batch} with the next sequence number, and keeps it for replay.
    *
+   * @param batch one engine step's events
    * @return the batch's sequence number
    * @throws IllegalStateException if closed
    */
@@ -117,6 +119,7 @@ public final class VllmKvEventPublisher implements AutoCloseable {
    * Takes the next sequence number without sending: the batch is lost on the way, as a dropped PUB
    * message is, but kept for replay. For tests of gap handling.
    *
+   * @param batch the events a subscriber will only get through replay
    * @return the lost batch's sequence number
    */
   public synchronized long publishLost(VllmKvEventBatch batch) {
@@ -210,19 +213,34 @@ public final class VllmKvEventPublisher implements AutoCloseable {
 
     private Builder() {}
 
-    /** Where the PUB socket binds; default {@code tcp://127.0.0.1:*} (a free port). */
+    /**
+     * Where the PUB socket binds; default {@code tcp://127.0.0.1:*} (a free port).
+     *
+     * @param endpoint a ZeroMQ bind address, {@code *} for a free port
+     * @return this builder
+     */
     public Builder endpoint(String endpoint) {
       this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
       return this;
     }
 
-    /** Where the ROUTER replay socket binds; default none. */
+    /**
+     * Where the ROUTER replay socket binds; default none.
+     *
+     * @param replayEndpoint a ZeroMQ bind address, {@code *} for a free port
+     * @return this builder
+     */
     public Builder replayEndpoint(String replayEndpoint) {
       this.replayEndpoint = Objects.requireNonNull(replayEndpoint, "replayEndpoint");
       return this;
     }
 
-    /** The topic frame; default {@code ""} (vLLM's default). */
+    /**
+     * The topic frame; default {@code ""} (vLLM's default).
+     *
+     * @param topic sent as the first frame of every message
+     * @return this builder
+     */
     public Builder topic(String topic) {
       this.topic = Objects.requireNonNull(topic, "topic");
       return this;
@@ -231,6 +249,8 @@ public final class VllmKvEventPublisher implements AutoCloseable {
     /**
      * Batches kept for replay; default {@value #DEFAULT_BUFFER_STEPS}.
      *
+     * @param steps the last batches kept, {@code >= 1}
+     * @return this builder
      * @throws IllegalArgumentException if {@code steps < 1}
      */
     public Builder bufferSteps(int steps) {
@@ -241,19 +261,33 @@ public final class VllmKvEventPublisher implements AutoCloseable {
       return this;
     }
 
-    /** The payload layout; default {@link VllmKvEvents.Layout#EVENT_MAPS} (vLLM 0.26). */
+    /**
+     * The payload layout; default {@link VllmKvEvents.Layout#EVENT_MAPS} (vLLM 0.26).
+     *
+     * @param layout which vLLM release's layout to write
+     * @return this builder
+     */
     public Builder layout(VllmKvEvents.Layout layout) {
       this.layout = Objects.requireNonNull(layout, "layout");
       return this;
     }
 
-    /** A context of the host's (never closed by the publisher); default one of its own. */
+    /**
+     * A context of the host's (never closed by the publisher); default one of its own.
+     *
+     * @param context where the sockets are created (one context per process is ZeroMQ's advice)
+     * @return this builder
+     */
     public Builder context(ZContext context) {
       this.context = Objects.requireNonNull(context, "context");
       return this;
     }
 
-    /** Binds the sockets and starts the replay thread when there is a replay endpoint. */
+    /**
+     * Binds the sockets and starts the replay thread when there is a replay endpoint.
+     *
+     * @return the publisher, sending from sequence number 0
+     */
     public VllmKvEventPublisher build() {
       return new VllmKvEventPublisher(this);
     }

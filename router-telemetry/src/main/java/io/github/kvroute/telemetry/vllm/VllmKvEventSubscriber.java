@@ -87,6 +87,7 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     this.sharedContext = b.context;
   }
 
+  /** {@return a builder with no stream yet; streams and {@code epochs} are required} */
   public static Builder builder() {
     return new Builder();
   }
@@ -116,8 +117,9 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
   }
 
   /**
-   * The stream status of {@code replicaId}.
+   * {@return the stream status of {@code replicaId}}
    *
+   * @param replicaId a replica with a stream here
    * @throws IllegalArgumentException if the replica has no stream here
    */
   public KvStreamStatus status(String replicaId) {
@@ -129,7 +131,7 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     return s.status();
   }
 
-  /** Every stream's status, in the order the streams were added. */
+  /** {@return every stream's status by replica id, in the order the streams were added} */
   public Map<String, KvStreamStatus> statuses() {
     Map<String, KvStreamStatus> m = new LinkedHashMap<>();
     sequencers.forEach((id, s) -> m.put(id, s.status()));
@@ -331,6 +333,9 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     /**
      * A ZeroMQ context of the host's to create the sockets in; the subscriber closes its sockets, never
      * the context. Default: a context of its own per subscription, closed with it.
+     *
+     * @param context where the sockets are created (one context per process is ZeroMQ's advice)
+     * @return this builder
      */
     public Builder context(ZContext context) {
       this.context = Objects.requireNonNull(context, "context: null (expected: a ZContext)");
@@ -340,6 +345,8 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     /**
      * Adds a replica's stream.
      *
+     * @param stream where the replica publishes, and the namespace its hashes are keyed in
+     * @return this builder
      * @throws IllegalArgumentException if the replica already has one
      */
     public Builder stream(KvEventStream stream) {
@@ -354,7 +361,12 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
       return this;
     }
 
-    /** Required: the epoch each replica's snapshots carry, e.g. {@code poller::epoch}. */
+    /**
+     * Required: the epoch each replica's snapshots carry, e.g. {@code poller::epoch}.
+     *
+     * @param epochs stamps each event; the router drops events of another epoch than the replica's
+     * @return this builder
+     */
     public Builder epochs(EpochSource epochs) {
       this.epochs = Objects.requireNonNull(epochs, "epochs: null (expected: e.g. poller::epoch)");
       return this;
@@ -364,6 +376,8 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
      * The KV-cache group whose events are applied ({@code group_idx}; events without one always are).
      * Default 0.
      *
+     * @param group a KV-cache group index, {@code >= 0}
+     * @return this builder
      * @throws IllegalArgumentException if {@code group < 0}
      */
     public Builder group(int group) {
@@ -374,7 +388,12 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
       return this;
     }
 
-    /** How long to wait for each replayed batch; default {@link #DEFAULT_REPLAY_TIMEOUT}. */
+    /**
+     * How long to wait for each replayed batch; default {@link #DEFAULT_REPLAY_TIMEOUT}.
+     *
+     * @param timeout positive; past it the gap stays and the router sees it
+     * @return this builder
+     */
     public Builder replayTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "replayTimeout: null (expected: a positive duration)");
       if (timeout.isNegative() || timeout.isZero()) {
@@ -387,6 +406,7 @@ public final class VllmKvEventSubscriber implements TelemetrySource, AutoCloseab
     /**
      * Builds the subscriber; nothing connects until {@link VllmKvEventSubscriber#subscribe}.
      *
+     * @return the subscriber
      * @throws IllegalStateException if no stream was added or {@link #epochs} is unset
      */
     public VllmKvEventSubscriber build() {

@@ -58,6 +58,8 @@ public final class VllmKvEvents {
   /**
    * Decodes one payload.
    *
+   * @param payload the third frame of a KV-event message
+   * @return the batch, its events in the engine's order
    * @throws IllegalArgumentException if {@code payload} is not a KV-event batch in any layout
    */
   public static VllmKvEventBatch decode(byte[] payload) {
@@ -75,7 +77,13 @@ public final class VllmKvEvents {
     }
   }
 
-  /** Encodes {@code batch} as vLLM's msgspec encoder writes it in {@code layout}. */
+  /**
+   * {@return the msgpack payload of {@code batch}, as vLLM's msgspec encoder writes it in
+   * {@code layout}}
+   *
+   * @param batch the events to encode
+   * @param layout which vLLM release's layout
+   */
   public static byte[] encode(VllmKvEventBatch batch, Layout layout) {
     try (MessagePacker out = MessagePack.newDefaultBufferPacker()) {
       new Encoder(out, layout).batch(batch);
