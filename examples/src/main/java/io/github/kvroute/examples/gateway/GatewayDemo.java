@@ -158,7 +158,7 @@ public final class GatewayDemo implements AutoCloseable {
     VllmKvEventSubscriber events = exact ? kvEvents(fleet, scraper) : null;
     if (exact) {
       b.kvEvents(events).promptKeyer(PromptKeyer.exact(
-          text -> EmulatedTokenizer.tokenIds(text, engine.charsPerToken()),
+          body -> EmulatedTokenizer.tokenIds(body.prompt(), engine.charsPerToken()),
           EmulatedTokenizer.hasher(engine)));
     }
     OpenAiGateway gateway;

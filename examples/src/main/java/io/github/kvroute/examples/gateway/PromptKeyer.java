@@ -81,23 +81,26 @@ public interface PromptKeyer {
   }
 
   /**
-   * Exact mode: {@code tokenizer} turns the prompt into the token ids the engine will see (the
-   * model's tokenizer; the chat template is already applied, see {@link OpenAiBody#prompt}), and
+   * Exact mode: {@code tokenizer} gives the token ids the engine will see for a request, and
    * {@code hasher} hashes them as the engines do (their {@code --block-size} and
-   * {@code PYTHONHASHSEED}). Requests with a LoRA adapter or a {@code cache_salt} are keyed without
-   * them, so they match only what the same prompt stored without them.
+   * {@code PYTHONHASHSEED}). For a real model the tokenizer is the model's own, over its chat template
+   * applied to the request's messages ({@code body.json()}); in front of emulated replicas it is
+   * {@code EmulatedTokenizer} over {@link OpenAiBody#prompt}, which is what they render. Requests with a
+   * LoRA adapter or a {@code cache_salt} are keyed without them, so they match only what the same
+   * prompt stored without them.
    *
-   * @param tokenizer the prompt text to the engine's token ids; called on the gateway's event loops
+   * @param tokenizer a request's token ids as the engine sees them; called on the gateway's event
+   *     loops
    * @param hasher vLLM's block hashing, in the engines' block size
    * @return the keyer, whose block size is the hasher's
    */
-  static PromptKeyer exact(Function<String, int[]> tokenizer, VllmBlockHasher hasher) {
+  static PromptKeyer exact(Function<OpenAiBody, int[]> tokenizer, VllmBlockHasher hasher) {
     checkNotNull(tokenizer, "tokenizer: null (expected: the engines' tokenizer)");
     checkNotNull(hasher, "hasher: null (expected: e.g. VllmBlockHasher.sha256Cbor(16, seed))");
     return new PromptKeyer() {
       @Override
       public PromptKey key(OpenAiBody body) {
-        int[] tokens = tokenizer.apply(body.prompt());
+        int[] tokens = tokenizer.apply(body);
         return PromptKey.ofBlockHashes(hasher.blockHashes(tokens), hasher.blockSize(), tokens.length,
             namespace(body.model()));
       }

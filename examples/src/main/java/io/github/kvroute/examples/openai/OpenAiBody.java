@@ -10,8 +10,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *
  * <p>The prompt of a chat request is its messages rendered through a ChatML-style template
  * ({@code <|im_start|>role\ncontent<|im_end|>\n} per message, then {@code <|im_start|>assistant\n}),
- * which is what the emulated engine prefills, and so what a gateway must tokenize to predict the
- * engine's block hashes. Conversations that share a system prompt or a history share a prefix.
+ * which is what the emulated engine prefills, and so what a gateway in front of emulated replicas
+ * tokenizes to predict their block hashes (a real model renders {@code json}'s messages with its own
+ * template). Conversations that share a system prompt or a history share a prefix.
  *
  * <p>Immutable once parsed; {@code json} must not be changed after. Thread-safe.
  *
