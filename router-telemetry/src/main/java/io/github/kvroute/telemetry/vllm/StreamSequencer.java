@@ -83,9 +83,16 @@ final class StreamSequencer {
     return stream;
   }
 
-  /** The batch numbers missing before live batch {@code seq}: {@code [from, seq)}, or empty. */
+  /**
+   * The batch numbers missing before live batch {@code seq}: {@code [from, seq)}, or empty. Before the
+   * first batch, every earlier one is missing: what the engine published before this subscriber had
+   * joined (ZeroMQ delivers nothing sent before a SUB socket connects).
+   */
   synchronized OptionalLong missingFrom(long seq) {
-    return lastBatch >= 0 && seq > lastBatch + 1 ? OptionalLong.of(lastBatch + 1) : OptionalLong.empty();
+    if (lastBatch < 0) {
+      return seq > 0 ? OptionalLong.of(0) : OptionalLong.empty();
+    }
+    return seq > lastBatch + 1 ? OptionalLong.of(lastBatch + 1) : OptionalLong.empty();
   }
 
   /** A message that is not a batch (wrong frames): counted; a later jump in numbers shows the loss. */

@@ -40,7 +40,11 @@ import org.zeromq.ZMQ;
  * stream has one) for the missing batches, applies them in order, then the live one: the router never
  * sees the loss. Without a replay socket, or when replay cannot fill the gap within
  * {@link Builder#replayTimeout}, the next event skips a sequence number and the router marks the
- * replica's index degraded ({@link StreamSequencer} has the numbering rules). Malformed messages are
+ * replica's index degraded ({@link StreamSequencer} has the numbering rules). A stream's first live
+ * batch counts as a jump from 0: the subscriber asks for every earlier batch the publisher still
+ * buffers (vLLM keeps 10,000), so what the engine published before the subscription connected, or
+ * before it started (ZeroMQ delivers nothing sent before a SUB socket has joined), still reaches the
+ * router. Malformed messages are
  * skipped and counted ({@link KvStreamStatus}); an exception thrown by the sink is contained.
  *
  * <p><b>Threads.</b> {@link #subscribe} starts one daemon thread that owns every socket; closing the
@@ -49,8 +53,9 @@ import org.zeromq.ZMQ;
  *
  * <p><b>Limits.</b> One stream per replica: a data-parallel vLLM publishes one stream per rank (port +
  * rank), whose batch numbers are independent, so its ranks cannot share one replica's numbering.
- * Events published before the subscription started are not known to the router, which trusts KV events
- * from the first one on: subscribe before the replicas take traffic, or restart them.
+ * Without a replay socket, events published before the subscription connected are not known to the
+ * router, which trusts KV events from the first one on: subscribe before the replicas take traffic,
+ * or restart them; with one, only batches older than the publisher's buffer are.
  *
  * <p>Thread-safety: thread-safe. {@link #status} may be read from any thread (it waits at most for the
  * batch being delivered).

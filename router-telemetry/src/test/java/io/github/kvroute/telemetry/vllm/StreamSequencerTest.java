@@ -70,6 +70,15 @@ class StreamSequencerTest {
   }
 
   @Test
+  void beforeTheFirstBatchEveryEarlierOneIsMissing() {
+    assertThat(sequencer.missingFrom(0)).isEmpty();
+    assertThat(sequencer.missingFrom(7)).hasValue(0);
+    sequencer.onMessage(7, batch(stored(1)), false, sink);
+    assertThat(sequencer.missingFrom(8)).isEmpty();
+    assertThat(sequencer.status().gaps()).as("joining late is no gap").isZero();
+  }
+
+  @Test
   void aLostBatchMakesTheNextEventSkipANumber() {
     sequencer.onMessage(0, batch(stored(1)), false, sink);
     sequencer.onMessage(3, batch(stored(2), stored(3)), false, sink);

@@ -242,6 +242,34 @@ class VllmKvEventSubscriberTest {
   }
 
   @Test
+  void aSubscriberThatJoinsLateCatchesUpThroughReplay() {
+    try (VllmKvEventPublisher publisher = VllmKvEventPublisher.builder().topic(TOPIC)
+            .replayEndpoint("tcp://127.0.0.1:*").context(context).build();
+        VllmKvEventSubscriber s = VllmKvEventSubscriber.builder()
+            .stream(KvEventStream.of("r0", publisher.endpoint(), NS).withTopic(TOPIC)
+                .withReplay(publisher.replayEndpoint()))
+            .epochs(EpochSource.fixed(7)).replayTimeout(Duration.ofSeconds(20)).context(context)
+            .build()) {
+      // the engine served traffic before the gateway subscribed: nobody received these
+      publisher.publish(VllmKvEventBatch.of(1.0, java.util.List.of(stored(21))));
+      publisher.publish(VllmKvEventBatch.of(2.0, java.util.List.of(stored(22))));
+      publisher.publish(VllmKvEventBatch.of(3.0, java.util.List.of(stored(23))));
+      s.subscribe(router);
+      awaitStatus(s, st -> {
+        publisher.publish(VllmKvEventBatch.of(4.0, java.util.List.of(stored(24))));
+        return st.batches() >= 1;
+      });
+      KvStreamStatus st = awaitStatus(s, x -> x.replayedBatches() >= 3);
+
+      assertThat(st.gaps()).isZero();
+      assertThat(st.lastError()).isEmpty();
+      assertThat(router.stats().kvEventGaps()).isZero();
+      assertThat(router.replicas().get(0).indexEntries())
+          .as("the three early blocks and the live one").isEqualTo(4);
+    }
+  }
+
+  @Test
   void anEndpointThatCannotBeUsedEndsTheSubscriptionWithAStatusNotACrash() {
     try (VllmKvEventSubscriber s = subscriber(KvEventStream.of("r0", "tcp://no-such-host.invalid:5557", NS))) {
       s.subscribe(router);
