@@ -113,8 +113,9 @@ class GatewayExactModeTest {
   }
 
   /**
-   * A SUB socket misses what is published before it has joined (ZeroMQ's slow joiner): send each
-   * replica distinct one-block prompts directly until its stream has delivered a batch.
+   * A SUB socket receives nothing before it has joined (ZeroMQ's slow joiner), and replay recovers
+   * what it missed only when a later batch arrives: send each replica distinct one-block prompts
+   * directly until its stream has delivered a batch, so every subscription is live before the test.
    */
   private static void warmUp(GatewayDemo demo, VllmKvEventSubscriber events) throws Exception {
     for (int i = 0; i < demo.fleet().size(); i++) {
