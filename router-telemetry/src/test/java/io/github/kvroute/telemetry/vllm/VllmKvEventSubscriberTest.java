@@ -213,18 +213,27 @@ class VllmKvEventSubscriberTest {
     }
   }
 
+  /** A vLLM-style publisher with a replay socket, on loopback. */
+  private VllmKvEventPublisher replayingPublisher() {
+    return VllmKvEventPublisher.builder().topic(TOPIC).replayEndpoint("tcp://127.0.0.1:*")
+        .context(context).build();
+  }
+
+  /** A subscriber of {@code publisher}'s stream and replay socket, with a generous replay timeout. */
+  private VllmKvEventSubscriber subscriberWithReplay(VllmKvEventPublisher publisher) {
+    return VllmKvEventSubscriber.builder()
+        .stream(KvEventStream.of("r0", publisher.endpoint(), NS).withTopic(TOPIC)
+            .withReplay(publisher.replayEndpoint()))
+        .epochs(EpochSource.fixed(7)).replayTimeout(Duration.ofSeconds(20)).context(context).build();
+  }
+
   @Test
   void thePublisherAndTheSubscriberAgreeOnLiveAndReplayedBatches() {
-    try (VllmKvEventPublisher publisher = VllmKvEventPublisher.builder().topic(TOPIC)
-            .replayEndpoint("tcp://127.0.0.1:*").context(context).build();
-        VllmKvEventSubscriber s = VllmKvEventSubscriber.builder()
-            .stream(KvEventStream.of("r0", publisher.endpoint(), NS).withTopic(TOPIC)
-                .withReplay(publisher.replayEndpoint()))
-            .epochs(EpochSource.fixed(7)).replayTimeout(Duration.ofSeconds(20)).context(context)
-            .build()) {
+    try (VllmKvEventPublisher publisher = replayingPublisher();
+        VllmKvEventSubscriber s = subscriberWithReplay(publisher)) {
       s.subscribe(router);
       // the first batches may go out before the subscription is connected: replay recovers them
-      // once a later batch shows the gap, so keep publishing until one arrives
+      // once a batch arrives, so keep publishing until one does
       awaitStatus(s, st -> {
         publisher.publish(VllmKvEventBatch.of(1.0, java.util.List.of(stored(1))));
         return st.batches() >= 1;
@@ -243,13 +252,8 @@ class VllmKvEventSubscriberTest {
 
   @Test
   void aSubscriberThatJoinsLateCatchesUpThroughReplay() {
-    try (VllmKvEventPublisher publisher = VllmKvEventPublisher.builder().topic(TOPIC)
-            .replayEndpoint("tcp://127.0.0.1:*").context(context).build();
-        VllmKvEventSubscriber s = VllmKvEventSubscriber.builder()
-            .stream(KvEventStream.of("r0", publisher.endpoint(), NS).withTopic(TOPIC)
-                .withReplay(publisher.replayEndpoint()))
-            .epochs(EpochSource.fixed(7)).replayTimeout(Duration.ofSeconds(20)).context(context)
-            .build()) {
+    try (VllmKvEventPublisher publisher = replayingPublisher();
+        VllmKvEventSubscriber s = subscriberWithReplay(publisher)) {
       // the engine served traffic before the gateway subscribed: nobody received these
       publisher.publish(VllmKvEventBatch.of(1.0, java.util.List.of(stored(21))));
       publisher.publish(VllmKvEventBatch.of(2.0, java.util.List.of(stored(22))));
