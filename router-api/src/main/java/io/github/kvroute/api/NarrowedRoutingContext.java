@@ -68,6 +68,11 @@ final class NarrowedRoutingContext implements RoutingContext {
   }
 
   @Override
+  public double peerRouters() {
+    return base.peerRouters();
+  }
+
+  @Override
   public RoutingDecision noCandidates() {
     return base.noCandidates();
   }

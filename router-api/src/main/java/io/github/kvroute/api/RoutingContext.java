@@ -68,6 +68,16 @@ public interface RoutingContext {
   }
 
   /**
+   * Other routers sending to the same fleet, as a multiple of this router's own traffic: the count the
+   * host configured ({@code peerRouters}), or else measured from the replicas' received-request
+   * counts; 0 for a router alone (and by default). Routers that share a fleet but not their prefix
+   * indexes place a new prefix independently unless their policies agree on where it goes.
+   */
+  default double peerRouters() {
+    return 0;
+  }
+
+  /**
    * This context with narrowed candidate lists and everything else unchanged, for a policy that
    * filters candidates in front of another (the router still checks that the decision names one of its
    * own candidates). The lists must be taken from this context's.

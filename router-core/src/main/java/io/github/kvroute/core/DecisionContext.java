@@ -27,6 +27,8 @@ final class DecisionContext extends StandardContext {
   int[] matchedBySlot = new int[64];
   /** An explanation's dry run: breakers are only peeked at, and nothing is reserved. */
   boolean dryRun;
+  /** The largest peer count the candidates' ledgers last learnt (0 for a router alone). */
+  double peers;
   /** The router's pending KV moves per link; null outside a router. */
   TransferBacklog backlog;
 
@@ -55,6 +57,7 @@ final class DecisionContext extends StandardContext {
       matchedBySlot = new int[Math.max(slots, matchedBySlot.length * 2)];
     }
     viewCount = 0;
+    peers = 0;
     mixed.size = 0;
     prefill.size = 0;
     decode.size = 0;
@@ -73,6 +76,11 @@ final class DecisionContext extends StandardContext {
       v.snapshot = null;
       v.request = null;
     }
+  }
+
+  @Override
+  public double peerRouters() {
+    return peers;
   }
 
   @Override

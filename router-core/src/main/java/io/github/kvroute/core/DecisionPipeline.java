@@ -294,6 +294,7 @@ final class DecisionPipeline {
     }
     // the replay already counts the peers' traffic that moves with this router's own; the risk is in
     // the rest
+    s.peers = Math.max(s.peers, r.peers);
     double withPeers = (1 + r.peers) * r.ownRatePerSecond;
     v.unseenArrivalsPerSecond =
         Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond) + r.ownRatePerSecond

@@ -34,6 +34,10 @@ import java.util.Optional;
  * {@linkplain RoutingDecision#score() score}. Weights are keyed by {@link CostTerm}; a host's own
  * scorer (no constant) is weighted 1.
  *
+ * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt no candidate
+ * holds goes to its {@link PrefixHome home}, so that the routers place a new prefix once, not once
+ * each.
+ *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
  *
@@ -103,14 +107,7 @@ final class HybridCostPolicy implements RoutingPolicy {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = weights.isEmpty() ? context.estimateMillis(c)
-          : weightedMillis(context.estimate(c));
-      if (externality.pollution) {
-        ms += Externalities.pollutionMillis(context.request(), c);
-      }
-      if (externality.queueing) {
-        ms += Externalities.queueingMillis(context.request(), c, queueing);
-      }
+      double ms = rankingMillis(context, c, queueing);
       if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
         bestMillis = ms;
@@ -124,7 +121,48 @@ final class HybridCostPolicy implements RoutingPolicy {
         }
       }
     }
+    if (PrefixHome.applies(context.peerRouters(), best)) {
+      return home(context, onlyFresh, queueing, bestMillis);
+    }
     return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
+  }
+
+  /**
+   * Several routers, and no candidate holds the prompt: the prefix's {@link PrefixHome home} among
+   * the candidates that hold none of it and cost at most its limit (the best is one of them).
+   */
+  private RoutingDecision home(RoutingContext context, boolean onlyFresh, double queueing,
+      double bestMillis) {
+    long key = PrefixHome.key(context.request());
+    double limit = PrefixHome.limitMillis(bestMillis);
+    CandidateView home = null;
+    double homeMillis = 0;
+    long homeRank = 0;
+    for (CandidateView c : context.candidates()) {
+      if ((onlyFresh && c.telemetryStale()) || c.matchedBlocks() > 0) {
+        continue;
+      }
+      double ms = rankingMillis(context, c, queueing);
+      long rank = PrefixHome.rank(key, c.replicaId());
+      if (ms <= limit && (home == null || rank > homeRank)) {
+        home = c;
+        homeMillis = ms;
+        homeRank = rank;
+      }
+    }
+    return RoutingDecision.routed(home, context.estimate(home)).withScore(homeMillis);
+  }
+
+  /** The ranking score of {@code c}: weighted terms plus externalities. */
+  private double rankingMillis(RoutingContext context, CandidateView c, double queueing) {
+    double ms = weights.isEmpty() ? context.estimateMillis(c) : weightedMillis(context.estimate(c));
+    if (externality.pollution) {
+      ms += Externalities.pollutionMillis(context.request(), c);
+    }
+    if (externality.queueing) {
+      ms += Externalities.queueingMillis(context.request(), c, queueing);
+    }
+    return ms;
   }
 
   private RoutingDecision routePair(RoutingContext context) {

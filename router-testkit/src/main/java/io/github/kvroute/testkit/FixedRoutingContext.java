@@ -1,9 +1,11 @@
 package io.github.kvroute.testkit;
 
 import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.Scorer;
 import io.github.kvroute.core.CostModel;
 import io.github.kvroute.core.CostTerms;
@@ -39,9 +41,46 @@ public final class FixedRoutingContext {
     return RoutingContexts.fixed(request, views, random, nowNanos, model);
   }
 
+  /**
+   * {@code context} as seen by a router sharing its fleet with {@code peers} times its own traffic
+   * from other routers ({@link RoutingContext#peerRouters()}); everything else is {@code context}'s.
+   */
+  public static RoutingContext withPeerRouters(RoutingContext context, double peers) {
+    if (!(peers >= 0) || Double.isInfinite(peers)) {
+      throw new IllegalArgumentException("peers: " + peers + " (expected: finite and >= 0)");
+    }
+    return new Peered(context, peers);
+  }
+
   /** Views in their role lists, estimated by {@code terms} (empty: every estimate is empty). */
   public static RoutingContext of(Request request, List<CandidateView> views,
       RandomSource random, long nowNanos, List<Scorer> terms) {
     return RoutingContexts.fixed(request, views, random, nowNanos, terms);
+  }
+
+  /** A context that reports {@code peers} and delegates everything else. */
+  private static final class Peered implements RoutingContext {
+    private final RoutingContext base;
+    private final double peers;
+
+    Peered(RoutingContext base, double peers) {
+      this.base = base;
+      this.peers = peers;
+    }
+
+    @Override public Request request() { return base.request(); }
+    @Override public List<CandidateView> candidates() { return base.candidates(); }
+    @Override public List<CandidateView> prefillCandidates() { return base.prefillCandidates(); }
+    @Override public List<CandidateView> decodeCandidates() { return base.decodeCandidates(); }
+    @Override public RandomSource random() { return base.random(); }
+    @Override public long nowNanos() { return base.nowNanos(); }
+    @Override public CostBreakdown estimate(CandidateView c) { return base.estimate(c); }
+    @Override public double estimateMillis(CandidateView c) { return base.estimateMillis(c); }
+    @Override public double kvTransferMillis(CandidateView p, CandidateView d) {
+      return base.kvTransferMillis(p, d);
+    }
+    @Override public double decodeWaitMillis(CandidateView d) { return base.decodeWaitMillis(d); }
+    @Override public double peerRouters() { return peers; }
+    @Override public RoutingDecision noCandidates() { return base.noCandidates(); }
   }
 }

@@ -1,0 +1,72 @@
+package io.github.kvroute.policies;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.Request;
+
+/**
+ * Where routers that share a fleet, but not their prefix indexes, agree to put a prefix none of them
+ * has placed: its <em>home</em>, the replica ranked first for it by rendezvous hashing among the
+ * candidates nearly as cheap as the best.
+ *
+ * <h2>Design notes</h2>
+ * A router in approximate mode learns where prefixes live only from its own sends. With several
+ * routers, each places a new prefix on whichever replica is cheapest in its own view; the views differ
+ * by each router's own recent sends, so one tenant's prefix lands on up to one replica per router,
+ * every copy recomputed and every copy taking cache from the others. Highest-random-weight hashing
+ * (Thaler and Ravishankar, 1998) of the prompt's leading blocks with each replica id gives every
+ * router the same order of replicas for the prefix without any message between them; taking the
+ * first of that order among the candidates within {@value #SLACK} x the best cost plus
+ * {@value #SLACK_MILLIS} ms keeps the choice load-aware (consistent hashing with bounded loads,
+ * Mirrokni, Thorup and Zadimoghaddam, 2018, bounds load the same way).
+ *
+ * <p>It applies only when the router has peers ({@link io.github.kvroute.api.RoutingContext#peerRouters})
+ * and the cheapest candidate holds none of the prompt: a lone router has nothing to agree with,
+ * and a held prefix is already where the routers' placements converge. The key is the hash of the
+ * prompt's first {@value #KEY_BLOCKS} blocks (or fewer), the part a tenant's or a conversation's
+ * requests share.
+ *
+ * <p>Measured in docs/cost-model.md ("Externalities and agreement").
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class PrefixHome {
+  /** Candidates costing up to this multiple of the best (plus {@link #SLACK_MILLIS}) may be home. */
+  static final double SLACK = 1.5;
+  static final double SLACK_MILLIS = 10;
+  /** Leading blocks that name the prefix. */
+  static final int KEY_BLOCKS = 8;
+  /** Below this peer ratio a router counts as alone (the measured ratio's noise). */
+  static final double MIN_PEERS = 0.5;
+
+  private PrefixHome() {}
+
+  /** Whether the agreement applies: several routers, and the best candidate holds nothing. */
+  static boolean applies(double peers, CandidateView best) {
+    return peers >= MIN_PEERS && best.matchedBlocks() == 0;
+  }
+
+  /** The most this prompt's home may cost, given the best cost. */
+  static double limitMillis(double bestMillis) {
+    return bestMillis * SLACK + SLACK_MILLIS;
+  }
+
+  /** The hash naming {@code request}'s prefix: its block {@code min(blocks, KEY_BLOCKS) - 1}. */
+  static long key(Request request) {
+    PromptKey prompt = request.prompt();
+    int n = prompt.blockCount();
+    return n == 0 ? 0 : prompt.blockHash(Math.min(n, KEY_BLOCKS) - 1);
+  }
+
+  /** {@code replicaId}'s rendezvous rank for {@code key}: the same on every router. */
+  static long rank(long key, String replicaId) {
+    return mix(key ^ (replicaId.hashCode() * 0x9E3779B97F4A7C15L));
+  }
+
+  /** SplitMix64's finaliser: spreads the bits so that ranks are uniform. */
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+}
