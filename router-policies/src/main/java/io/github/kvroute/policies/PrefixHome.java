@@ -26,7 +26,7 @@ import io.github.kvroute.api.Request;
  * prompt's first {@value #KEY_BLOCKS} blocks (or fewer), the part a tenant's or a conversation's
  * requests share.
  *
- * <p>Measured in docs/cost-model.md ("Externalities and agreement").
+ * <p>Measured in docs/cost-model.md ("Externalities").
  *
  * <p>Thread-safety: stateless.
  */
