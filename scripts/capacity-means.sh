@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Mean capacity_rps (the highest offered rate held at 90% SLO attainment, from the default load sweep)
+# of policies over several seeds, per named scenario (one stale-telemetry row per delay), with each
+# policy's rank and its ratio to the best other policy. Single seeds move by a few percent; compare means.
+#
+#   scripts/capacity-means.sh POLICY[,POLICY...]|all [SEEDS] [extra kvroute-sim compare options...]
+#   scripts/capacity-means.sh all 1,2,3 --routers 3 --telemetry-delay-ms 1000
+#
+# SCENARIOS="hot-prefix multi-tenant" limits the scenarios; KVROUTE_SIM_JAR=path compares another build;
+# RAW_OUT=file keeps every run's CSV row (scenario first).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+policies=${1:?usage: capacity-means.sh POLICY[,POLICY...]|all [SEEDS] [options...]}
+seeds=${2:-1,2,3}
+shift $(( $# >= 2 ? 2 : 1 ))
+jar="${KVROUTE_SIM_JAR:-}"
+if [[ -z "$jar" ]]; then
+  "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
+  jar="$root/examples/target/kvroute-sim.jar"
+fi
+scenarios=${SCENARIOS:-$(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}')}
+for scenario in $scenarios; do
+  for seed in ${seeds//,/ }; do
+    java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
+        --seed "$seed" --policies "$policies" --format csv --no-report "$@" \
+        2>/dev/null | tail -n +2 | sed "s/^/$scenario,/"
+  done
+done | tee "${RAW_OUT:-/dev/null}" | awk -F, '{
+  split($2, p, "@"); s = $1 (p[2] != "" ? "@" p[2] : ""); key = s SUBSEP p[1];
+  c[key] += $20; g[key] += $8; n[key]++; seen[s] = 1 }
+  END {
+    for (k in c) { split(k, q, SUBSEP); m = c[k] / n[k]; mean[k] = m }
+    for (k in mean) { split(k, q, SUBSEP); r = 1; best = 0
+      for (o in mean) { split(o, w, SUBSEP); if (w[1] != q[1] || o == k) continue
+        if (mean[o] > mean[k]) r++; if (mean[o] > best) best = mean[o] }
+      printf "%-28s %-26s %9.2f %9.3f %4d %7.3f\n", q[1], q[2], mean[k], g[k] / n[k], r,
+        (best > 0 ? mean[k] / best : 0) }
+  }' \
+  | sort -k1,1 -k3,3nr | { printf "%-28s %-26s %9s %9s %4s %7s\n" scenario policy capacity goodput rank vs_best; cat; }
