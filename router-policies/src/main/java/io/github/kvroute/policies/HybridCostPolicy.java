@@ -22,7 +22,9 @@ import java.util.Optional;
  *
  * <h2>Design notes</h2>
  * The terms come from the router's own estimate ({@link RoutingContext#estimate}), in milliseconds, so
- * each weight is dimensionless and a weight of 1 everywhere means "minimise predicted TTFT". The
+ * each weight is dimensionless and a weight of 1 everywhere means "minimise predicted TTFT" (the
+ * default is 1 everywhere but the staleness risk, which ranks at 0:
+ * {@link HybridCostPolicyProvider#DEFAULT_WEIGHTS}). The
  * worked example of docs/cost-model.md ("Partial locality wins"; 0.06 ms per missing token, 4,000
  * reusable tokens): R0 = 300 + 0, R1 = 0 + 240, R2 = 100 + 120 = 220, so R2 wins; cache-only would
  * pick R0 and least-queue R1. Preble (ICLR 2025) makes the same argument: prefix reuse and load
@@ -48,7 +50,8 @@ import java.util.Optional;
  *
  * <p>Stale telemetry: with {@code stale=exclude}, candidates whose reports are older than the router's
  * staleness limit are skipped while fresher ones exist; with none fresh the request is rejected
- * ({@link RejectReason#POLICY}). The default, {@code penalize}, keeps them with the risk term's penalty.
+ * ({@link RejectReason#POLICY}). The default, {@code penalize}, keeps them, ranked with the risk
+ * term at its weight (0 unless {@code risk_weight} is set).
  *
  * <p>Thread-safety: immutable.
  */
@@ -69,7 +72,7 @@ final class HybridCostPolicy implements RoutingPolicy {
     }
   }
 
-  /** Only the weights other than 1; empty means "minimise predicted TTFT". */
+  /** Only the weights other than 1; empty means "minimise predicted TTFT" with every term. */
   private final Map<CostTerm, Double> weights;
   private final boolean excludeStale;
   private final Externality externality;

@@ -16,8 +16,8 @@ import java.util.Set;
  *
  * <p>Options: {@code <term>_weight} for every standard {@link CostTerm} ({@code queue_weight},
  * {@code prefill_weight}, {@code step_weight}, {@code transfer_weight}, {@code risk_weight},
- * {@code kv_pressure_weight}; each in [0, 100], default 1: minimise predicted TTFT; the weights shape
- * the ranking, never the predicted TTFT the decision carries); {@code externality} ({@code all}
+ * {@code kv_pressure_weight}; each in [0, 100], default 1 except {@code risk_weight}, default 0; the
+ * weights shape the ranking, never the predicted TTFT the decision carries, which keeps every term); {@code externality} ({@code all}
  * (default), {@code pollution}, {@code queueing} or {@code none}: what the placement costs other
  * requests, added to the ranking; see {@link Externalities}); {@code stale} ({@code penalize} or {@code exclude}, default
  * {@code penalize}).
@@ -26,6 +26,14 @@ import java.util.Set;
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
  */
 public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
+  /**
+   * The weights that are not 1 by default. The staleness risk ranks at 0: with a streaming gateway
+   * this router's own sends are known exactly, and pricing other routers' traffic since a report
+   * (or a report's age alone) steered requests away from the replicas that hold their prefixes, on
+   * every scenario it fired on (docs/cost-model.md, "Staleness risk term"). The predicted TTFT, and
+   * so admission, still counts it.
+   */
+  static final Map<CostTerm, Double> DEFAULT_WEIGHTS = Map.of(CostTerm.RISK, 0.0);
   /** Former option names, still accepted. */
   private static final Map<CostTerm, String> DEPRECATED_ALIASES =
       Map.of(CostTerm.TRANSFER, "load_weight", CostTerm.KV_PRESSURE, "kv_weight");
@@ -37,7 +45,8 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
 
   @Override
   public String description() {
-    return "least predicted TTFT: queue + missing-prefix prefill + adapter/KV transfer + staleness risk";
+    return "least predicted TTFT (queue + missing-prefix prefill + adapter/KV transfer) plus the"
+        + " recompute and queueing the placement costs other requests";
   }
 
   @Override
@@ -58,7 +67,10 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
           w = old;
         }
       }
-      if (!Double.isNaN(w) && w != 1.0) {
+      if (Double.isNaN(w)) {
+        w = DEFAULT_WEIGHTS.getOrDefault(term, 1.0);
+      }
+      if (w != 1.0) {
         weights.put(term, w);
       }
     }

@@ -105,4 +105,28 @@ class HybridCostWeightsTest {
     assertThat(both.error()).isEqualTo("load_weight: 3 (expected: unset when transfer_weight is"
         + " set; it is that option's deprecated name)");
   }
+
+  /**
+   * By default the staleness risk is left out of the ranking, but not out of the prediction: "a"
+   * shows 100 ms of queue and a report 1 s old with 40 unseen requests per second of 10 ms each
+   * (risk 40 x 1 x 10 = 400 ms on a busy replica); "b" shows 300 ms and no unseen traffic.
+   */
+  @Test
+  void theStalenessRiskRanksAtZeroByDefaultAndStillCountsInThePrediction() {
+    CandidateView a = CandidateView.newBuilder().replicaId("a").estimatedQueueMillis(100)
+        .snapshotAgeMillis(1_000).unseenArrivalsPerSecond(40).meanRequestCostMillis(10).build();
+    CandidateView b = CandidateView.newBuilder().replicaId("b").estimatedQueueMillis(300).build();
+    RoutingContext ctx = FixedRoutingContext.of(TestRequests.request(1_000, 1), List.of(a, b), 1);
+
+    RoutingDecision byDefault =
+        Policies.create("hybrid-cost", Map.of("externality", "none")).route(ctx);
+    RoutingDecision withRisk = Policies.create("hybrid-cost",
+        Map.of("externality", "none", "risk_weight", "1")).route(ctx);
+
+    assertThat(byDefault.replicaId()).isEqualTo("a");
+    assertThat(byDefault.score().getAsDouble()).isCloseTo(100 + 55, within(1e-9));
+    assertThat(byDefault.cost().millis("risk")).hasValue(400.0);
+    assertThat(byDefault.cost().totalMillis()).isCloseTo(100 + 55 + 400, within(1e-9));
+    assertThat(withRisk.replicaId()).as("555 ms against 355 ms").isEqualTo("b");
+  }
 }
