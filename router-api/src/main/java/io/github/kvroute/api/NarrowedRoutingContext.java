@@ -1,6 +1,7 @@
 package io.github.kvroute.api;
 
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /** A {@link RoutingContext} with other candidate lists, forwarding everything else to its base. */
 final class NarrowedRoutingContext implements RoutingContext {
@@ -55,6 +56,12 @@ final class NarrowedRoutingContext implements RoutingContext {
   @Override
   public double estimateMillis(CandidateView candidate) {
     return base.estimateMillis(candidate);
+  }
+
+  @Override
+  public double weightedEstimateMillis(CandidateView candidate,
+      ToDoubleFunction<String> weightOfTerm) {
+    return base.weightedEstimateMillis(candidate, weightOfTerm);
   }
 
   @Override

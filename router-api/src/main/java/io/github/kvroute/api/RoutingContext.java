@@ -1,6 +1,7 @@
 package io.github.kvroute.api;
 
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Everything a policy may look at for one decision: the request, the eligible candidates (already
@@ -41,6 +42,23 @@ public interface RoutingContext {
    */
   default double estimateMillis(CandidateView candidate) {
     return estimate(candidate).totalMillis();
+  }
+
+  /**
+   * A weighted total of {@link #estimate}: each term's milliseconds times {@code weightOfTerm} of the
+   * term's name (as {@link CostBreakdown#term} gives it), without building the breakdown in the
+   * router's implementation, for policies that rank many candidates by weighted terms. The weight
+   * function is called once per term and must not throw; a weight of 1 everywhere gives
+   * {@link #estimateMillis}.
+   */
+  default double weightedEstimateMillis(CandidateView candidate,
+      ToDoubleFunction<String> weightOfTerm) {
+    CostBreakdown b = estimate(candidate);
+    double total = 0;
+    for (int i = 0; i < b.size(); i++) {
+      total += weightOfTerm.applyAsDouble(b.term(i)) * b.millis(i);
+    }
+    return total;
   }
 
   /**

@@ -9,6 +9,7 @@ import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.core.Router;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -48,6 +49,13 @@ public class RouteBenchmark {
   @Param({"8192"})
   int promptTokens;
 
+  /**
+   * The policy's ranking: {@code default} (every term but the staleness risk, through the weighted
+   * estimate) or {@code unweighted} ({@code risk_weight=1}: the plain estimate).
+   */
+  @Param({"default"})
+  String ranking;
+
   Router router;
   int[][] tokens;
   PromptKey[] prompts;
@@ -56,7 +64,8 @@ public class RouteBenchmark {
 
   @Setup
   public void setUp() {
-    router = Router.newBuilder().seed(1).build();
+    router = Router.newBuilder().seed(1).policy("hybrid-cost",
+        ranking.equals("unweighted") ? Map.of("risk_weight", "1") : Map.of()).build();
     for (int r = 0; r < replicas; r++) {
       router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("r" + r).model(MODEL)
           .waitingRequests(r % 5).runningRequests(8).queuedPrefillTokens(1000L * (r % 7))

@@ -195,7 +195,7 @@ final class DecisionPipeline {
       MutableView v = s.views[i];
       v.request = s.request;
       v.standardMillis = Double.NaN;
-      v.standardMillis = estimate.totalMillis(s.request, v);
+      v.standardMillis = estimate.fill(s.request, v);
     }
     keepFinite(s.mixed);
     keepFinite(s.prefill);

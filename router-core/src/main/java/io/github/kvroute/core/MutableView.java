@@ -21,6 +21,8 @@ final class MutableView implements CandidateView {
   /** The request this view was filled for, and its standard estimate (NaN until computed). */
   Request request;
   double standardMillis = Double.NaN;
+  /** The standard estimate's terms when {@link #standardMillis} was computed, in the terms' order. */
+  double[] termMillis = new double[0];
   boolean telemetryStale;
   int inFlightRequests;
   long inFlightTokens;

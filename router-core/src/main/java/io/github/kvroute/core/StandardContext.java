@@ -5,6 +5,7 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The {@link RoutingContext} behaviour every context of this library shares: the request, the injected
@@ -50,6 +51,12 @@ abstract class StandardContext implements RoutingContext {
   @Override
   public final double estimateMillis(CandidateView candidate) {
     return estimate.totalMillis(request, candidate);
+  }
+
+  @Override
+  public final double weightedEstimateMillis(CandidateView candidate,
+      ToDoubleFunction<String> weightOfTerm) {
+    return estimate.weightedMillis(request, candidate, weightOfTerm);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.Scorer;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The router's standard estimate: the sum of its cost terms for one request on one candidate, in
@@ -62,6 +63,44 @@ final class StandardEstimate {
     double total = 0;
     for (int i = 0, n = terms.size(); i < n; i++) {
       total += termMillis(terms.get(i), request, candidate);
+    }
+    return total;
+  }
+
+  /**
+   * {@link #totalMillis} of a pooled view for the route in progress, remembering each term's value
+   * in the view (its array is sized once), so that {@link #weightedMillis} need not evaluate the
+   * terms again.
+   */
+  double fill(Request request, MutableView v) {
+    int n = terms.size();
+    if (v.termMillis.length != n) {
+      v.termMillis = new double[n];
+    }
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+      double ms = termMillis(terms.get(i), request, v);
+      v.termMillis[i] = ms;
+      total += ms;
+    }
+    return total;
+  }
+
+  /**
+   * The sum of {@link #breakdown}'s terms, each times {@code weightOfTerm} of its name, without
+   * allocating; a pooled view of the route in progress answers from the terms remembered when it
+   * was filled.
+   */
+  double weightedMillis(Request request, CandidateView candidate,
+      ToDoubleFunction<String> weightOfTerm) {
+    boolean filled = candidate instanceof MutableView v && v.request == request
+        && !Double.isNaN(v.standardMillis) && v.termMillis.length == terms.size();
+    double[] remembered = filled ? ((MutableView) candidate).termMillis : null;
+    double total = 0;
+    for (int i = 0, n = terms.size(); i < n; i++) {
+      Scorer term = terms.get(i);
+      double ms = filled ? remembered[i] : termMillis(term, request, candidate);
+      total += weightOfTerm.applyAsDouble(term.name()) * Math.min(ms, Double.MAX_VALUE);
     }
     return total;
   }

@@ -53,6 +53,62 @@ class RoutingContextsTest {
   }
 
   @Test
+  void theWeightedEstimateWeighsEachTermByItsName_asTheBreakdownWould() {
+    CandidateView busy = CandidateView.newBuilder().replicaId("busy").estimatedQueueMillis(40)
+        .build();
+    RoutingContext ctx = RoutingContexts.fixed(REQUEST, List.of(busy), RandomSource.seeded(1), 0,
+        List.of(CostTerms.queue(), term("own", 7), CostTerms.prefill()));
+    java.util.function.ToDoubleFunction<String> weights =
+        name -> name.equals("queue") ? 3 : name.equals("prefill") ? 0.5 : 1;
+    RoutingContext byBreakdown = new DefaultsOnly(ctx);
+
+    double weighted = ctx.weightedEstimateMillis(busy, weights);
+
+    assertThat(weighted).isEqualTo(3 * 40 + 7 + 0.5 * (20 + 0.035 * 1_000));
+    assertThat(byBreakdown.weightedEstimateMillis(busy, weights))
+        .as("the interface's default, from the breakdown").isEqualTo(weighted);
+    assertThat(ctx.weightedEstimateMillis(busy, name -> 1)).isEqualTo(ctx.estimateMillis(busy));
+  }
+
+  /** A context that keeps only the interface's default {@code weightedEstimateMillis}. */
+  private record DefaultsOnly(RoutingContext base) implements RoutingContext {
+    @Override
+    public Request request() {
+      return base.request();
+    }
+
+    @Override
+    public List<CandidateView> candidates() {
+      return base.candidates();
+    }
+
+    @Override
+    public List<CandidateView> prefillCandidates() {
+      return base.prefillCandidates();
+    }
+
+    @Override
+    public List<CandidateView> decodeCandidates() {
+      return base.decodeCandidates();
+    }
+
+    @Override
+    public RandomSource random() {
+      return base.random();
+    }
+
+    @Override
+    public long nowNanos() {
+      return base.nowNanos();
+    }
+
+    @Override
+    public CostBreakdown estimate(CandidateView candidate) {
+      return base.estimate(candidate);
+    }
+  }
+
+  @Test
   void anInfiniteTermVetoesTheCandidateAsInTheRouter() {
     CandidateView vetoed = CandidateView.newBuilder().replicaId("vetoed").build();
     CandidateView kept = CandidateView.newBuilder().replicaId("kept").build();

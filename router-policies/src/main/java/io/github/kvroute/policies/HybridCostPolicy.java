@@ -1,7 +1,6 @@
 package io.github.kvroute.policies;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RejectReason;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
@@ -11,7 +10,7 @@ import io.github.kvroute.core.PairSelection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The default: place each request where its estimated time to first token is least, counting waiting,
@@ -77,10 +76,31 @@ final class HybridCostPolicy implements RoutingPolicy {
   private final boolean excludeStale;
   private final Externality externality;
 
+  /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
+  private final ToDoubleFunction<String> weightOfTerm;
+
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality) {
     this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
     this.externality = externality;
+    this.weightOfTerm = termWeights(this.weights);
+  }
+
+  /**
+   * The weight of a term by its name, 1 for names without one (a host's own scorers): a scan of at
+   * most six names, allocation-free, since it runs for every term of every candidate.
+   */
+  private static ToDoubleFunction<String> termWeights(Map<CostTerm, Double> weights) {
+    String[] names = weights.keySet().stream().map(CostTerm::termName).toArray(String[]::new);
+    double[] values = weights.values().stream().mapToDouble(Double::doubleValue).toArray();
+    return name -> {
+      for (int i = 0; i < names.length; i++) {
+        if (names[i].equals(name)) {
+          return values[i];
+        }
+      }
+      return 1.0;
+    };
   }
 
   @Override
@@ -158,7 +178,8 @@ final class HybridCostPolicy implements RoutingPolicy {
 
   /** The ranking score of {@code c}: weighted terms plus externalities. */
   private double rankingMillis(RoutingContext context, CandidateView c, double queueing) {
-    double ms = weights.isEmpty() ? context.estimateMillis(c) : weightedMillis(context.estimate(c));
+    double ms = weights.isEmpty() ? context.estimateMillis(c)
+        : context.weightedEstimateMillis(c, weightOfTerm);
     if (externality.pollution) {
       ms += Externalities.pollutionMillis(context.request(), c);
     }
@@ -169,21 +190,8 @@ final class HybridCostPolicy implements RoutingPolicy {
   }
 
   private RoutingDecision routePair(RoutingContext context) {
-    return PairSelection.leastCost(context, c -> weightedMillis(context.estimate(c)),
-        weight(CostTerm.TRANSFER));
-  }
-
-  /** The weighted total of {@code raw}: the ranking's term part. */
-  private double weightedMillis(CostBreakdown raw) {
-    if (weights.isEmpty()) {
-      return raw.totalMillis();
-    }
-    double total = 0;
-    for (int i = 0; i < raw.size(); i++) {
-      Optional<CostTerm> term = CostTerm.named(raw.term(i));
-      total += (term.isPresent() ? weight(term.get()) : 1.0) * raw.millis(i);
-    }
-    return total;
+    return PairSelection.leastCost(context, c -> weights.isEmpty() ? context.estimateMillis(c)
+        : context.weightedEstimateMillis(c, weightOfTerm), weight(CostTerm.TRANSFER));
   }
 
   private double weight(CostTerm term) {

@@ -11,6 +11,7 @@ import io.github.kvroute.core.CostModel;
 import io.github.kvroute.core.CostTerms;
 import io.github.kvroute.core.RoutingContexts;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@link RoutingContext}s over fixed views (built with {@link CandidateView#newBuilder()}), for
@@ -76,6 +77,10 @@ public final class FixedRoutingContext {
     @Override public long nowNanos() { return base.nowNanos(); }
     @Override public CostBreakdown estimate(CandidateView c) { return base.estimate(c); }
     @Override public double estimateMillis(CandidateView c) { return base.estimateMillis(c); }
+    @Override public double weightedEstimateMillis(CandidateView c,
+        ToDoubleFunction<String> weightOfTerm) {
+      return base.weightedEstimateMillis(c, weightOfTerm);
+    }
     @Override public double kvTransferMillis(CandidateView p, CandidateView d) {
       return base.kvTransferMillis(p, d);
     }
