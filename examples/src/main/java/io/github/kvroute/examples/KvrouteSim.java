@@ -26,7 +26,7 @@ import picocli.CommandLine.ScopeType;
 @Command(name = "kvroute-sim", mixinStandardHelpOptions = true, version = "kvroute-sim 0.1.0",
     description = "Compare routing policies for LLM fleets.",
     subcommands = {PoliciesCommand.class, ScenariosCommand.class, CompareCommand.class,
-        PlanCommand.class, AdviseCommand.class,
+        PlanCommand.class, AdviseCommand.class, InspectCommand.class,
         KvrouteSim.DemoCommand.class, GatewayCommand.class})
 public final class KvrouteSim implements Callable<Integer> {
   /** The environment variable read when {@code --classpath} is not given. */

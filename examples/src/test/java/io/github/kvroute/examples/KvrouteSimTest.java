@@ -47,7 +47,7 @@ class KvrouteSimTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"compare", "policies", "scenarios", "demo", "plan", "advise"})
+  @ValueSource(strings = {"compare", "policies", "scenarios", "demo", "plan", "advise", "inspect"})
   void everySubcommandPrintsItsHelpAndExitsZero(String subcommand) {
     Run r = run(subcommand, "--help");
     assertThat(r.exit()).isZero();

@@ -1,0 +1,59 @@
+package io.github.kvroute.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code kvroute-sim inspect}: per replica, the engine's waiting requests beside the estimate. */
+class InspectCommandTest {
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = KvrouteSim.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    int exit = cli.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void eachPolicyGetsARowPerReplicaWhoseWorkSharesAddUpToOne() {
+    Run r = run("inspect", "--scenario", "multi-tenant", "--policies", "hybrid-cost,round-robin",
+        "--requests", "400", "--seed", "2");
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("== multi-tenant:").contains("\nhybrid-cost: SLO attainment ")
+        .contains("\nround-robin: SLO attainment ")
+        .contains("replica    mean_waiting  mean_estimated_queue_ms  estimate_per_waiting_ms");
+    for (String policy : new String[] {"hybrid-cost", "round-robin"}) {
+      String section = r.out().substring(r.out().indexOf("\n" + policy + ": "));
+      double shares = 0;
+      for (int i = 0; i < 4; i++) {
+        String row = section.substring(section.indexOf("\nreplica-" + i + " ") + 1);
+        String[] cells = row.substring(0, row.indexOf('\n')).trim().split("\\s+");
+        assertThat(cells).as(row).hasSize(6);
+        assertThat(Double.parseDouble(cells[1])).as("mean waiting").isGreaterThanOrEqualTo(0);
+        shares += Double.parseDouble(cells[5]);
+      }
+      assertThat(shares).as(policy + "'s work shares").isBetween(0.995, 1.005);
+    }
+  }
+
+  @Test
+  void badInputsNameTheOption() {
+    Run scenario = run("inspect", "--scenario", "nope");
+    assertThat(scenario.exit()).isEqualTo(2);
+    assertThat(scenario.err()).contains("--scenario: nope (expected: one of");
+    Run policy = run("inspect", "--policies", "nope");
+    assertThat(policy.exit()).isEqualTo(2);
+    assertThat(policy.err()).contains("--policies: nope (expected: one of");
+    Run interval = run("inspect", "--interval-ms", "0");
+    assertThat(interval.exit()).isEqualTo(2);
+    assertThat(interval.err()).contains("--interval-ms: 0 (expected: >= 1)");
+  }
+}
