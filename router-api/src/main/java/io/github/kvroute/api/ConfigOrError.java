@@ -19,11 +19,11 @@ public final class ConfigOrError<T> {
   }
 
   /**
-   * A value.
+   * A successful result holding {@code value}.
    *
    * @param <T> the value's type
    * @param value the value; not null
-   * @return a value with no error
+   * @return the result, with no error
    */
   public static <T> ConfigOrError<T> of(T value) {
     return new ConfigOrError<>(Checks.notNull(value, "value"), null);

@@ -97,8 +97,8 @@ public final class Outcome {
   }
 
   /**
-   * {@return for a disaggregated attempt: the time from the send to the prefill replica's answer to
-   * its prefill request, which excludes the KV transfer and the decode replica's work that the
+   * {@return a disaggregated attempt's prefill time: from the send to the prefill replica's answer
+   * to its prefill request, which excludes the KV transfer and the decode replica's work that the
    * {@link #ttft()} includes} A gateway that runs the two steps itself sees it: vLLM's
    * disaggregated proxy sends the prompt to the prefill instance with {@code max_tokens = 1} and
    * forwards the request to the decode instance when that answers. Empty for a whole-request

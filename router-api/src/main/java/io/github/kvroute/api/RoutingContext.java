@@ -87,11 +87,11 @@ public interface RoutingContext {
   }
 
   /**
-   * {@return other routers sending to the same fleet, as a multiple of this router's own traffic:
-   * the count the host configured ({@code peerRouters}), or else measured from the replicas'
-   * received-request counts; 0 for a router alone (and by default)} Routers that share a fleet but
-   * not their prefix indexes place a new prefix independently unless their policies agree on where
-   * it goes.
+   * {@return how many other routers send to the same fleet, as a multiple of this router's own
+   * traffic: the count the host configured ({@code peerRouters}), or else measured from the
+   * replicas' received-request counts; 0 for a router alone (and by default)} Routers that share a
+   * fleet but not their prefix indexes place a new prefix independently unless their policies agree
+   * on where it goes.
    */
   default double peerRouters() {
     return 0;

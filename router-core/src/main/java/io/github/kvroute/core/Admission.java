@@ -50,7 +50,10 @@ public final class Admission {
 
   private Admission() {}
 
-  /** {@return deadline veto on; batch work shed when the best queue exceeds 1 s} */
+  /**
+   * {@return the standard controller: deadline veto on; batch work shed when the best queue exceeds
+   * 1 s}
+   */
   public static AdmissionController standard() {
     return newBuilder().build();
   }

@@ -95,7 +95,7 @@ public final class CostModel {
     return staleAfterMillis;
   }
 
-  /** {@return added by the risk term to a replica whose report is stale} */
+  /** {@return the penalty the risk term adds to a replica whose report is stale} */
   public double stalePenaltyMillis() {
     return stalePenaltyMillis;
   }

@@ -25,22 +25,22 @@ import java.util.List;
 public final class CostTerms {
   private CostTerms() {}
 
-  /** {@return estimated queue wait} */
+  /** {@return the queue term: the estimated wait before prefill starts} */
   public static Scorer queue() {
     return QueueTerm.INSTANCE;
   }
 
-  /** {@return recompute of the missing prefix} */
+  /** {@return the prefill term: recomputing the prompt tokens not cached} */
   public static Scorer prefill() {
     return PrefillTerm.INSTANCE;
   }
 
-  /** {@return waiting on the running batch: 1.5 reported decode steps} */
+  /** {@return the step term: waiting on the running batch, 1.5 reported decode steps} */
   public static Scorer step() {
     return StepTerm.INSTANCE;
   }
 
-  /** {@return adapter load and KV transfer} */
+  /** {@return the transfer term: adapter load and KV transfer} */
   public static Scorer transfer() {
     return TransferTerm.INSTANCE;
   }

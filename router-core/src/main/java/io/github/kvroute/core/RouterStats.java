@@ -86,7 +86,7 @@ public record RouterStats(
     outcomesByResult = ImmutableMap.copyOf(outcomesByResult);
   }
 
-  /** {@return all rejections} */
+  /** {@return rejections of every reason, summed} */
   public long rejected() {
     return rejectedByReason.values().stream().mapToLong(Long::longValue).sum();
   }

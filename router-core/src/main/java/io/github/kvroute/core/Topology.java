@@ -42,7 +42,7 @@ public final class Topology {
     this.bandwidth = bandwidth;
   }
 
-  /** {@return no placement: every pair at the cost model's transfer bandwidth} */
+  /** {@return the topology with no placement: every pair at the cost model's transfer bandwidth} */
   public static Topology uniform() {
     return UNIFORM;
   }

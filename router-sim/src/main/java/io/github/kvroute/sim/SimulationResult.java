@@ -373,8 +373,9 @@ public final class SimulationResult {
   }
 
   /**
-   * {@return per replica, tokens computed in each time bucket of {@link #workBucketMillis()} from
-   * time zero (at most 100 buckets), for a per-replica work-over-time chart} Copies.
+   * {@return the work over time: per replica, tokens computed in each time bucket of
+   * {@link #workBucketMillis()} from time zero (at most 100 buckets), for a per-replica
+   * work-over-time chart} Copies.
    */
   public List<long[]> replicaWork() {
     ImmutableList.Builder<long[]> out = ImmutableList.builder();
@@ -426,8 +427,9 @@ public final class SimulationResult {
   }
 
   /**
-   * {@return for a scenario with a canary: both arms' TTFT (first token minus arrival) by prefix
-   * hit, and whether their hit ratios differ by more than 0.1; empty otherwise}
+   * {@return the canary comparison, for a scenario with a canary: both arms' TTFT (first token
+   * minus arrival) by prefix hit, and whether their hit ratios differ by more than 0.1; empty
+   * otherwise}
    */
   public java.util.Optional<io.github.kvroute.advisors.CanaryComparison.Report> canary() {
     return canary;

@@ -65,7 +65,7 @@ public abstract class RoutingPolicyContract {
   /** {@return the registered name of the policy under test} */
   protected abstract String policyName();
 
-  /** {@return its configuration; default empty (the provider's defaults)} */
+  /** {@return the policy's configuration; default empty (the provider's defaults)} */
   protected Map<String, String> policyConfig() {
     return Map.of();
   }
