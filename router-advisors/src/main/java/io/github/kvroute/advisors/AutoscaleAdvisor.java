@@ -102,6 +102,12 @@ public final class AutoscaleAdvisor {
   /**
    * An advisor deciding by {@code config}, converting tokens into work by {@code throughput}, for a
    * fleet of {@code replicas} now.
+   *
+   * @param config the thresholds, horizon and pool bounds
+   * @param throughput what one worker sustains, to turn arriving tokens into workers' worth of work
+   * @param replicas serving replicas now; {@code >= 0}
+   * @param ticker the clock that buckets arrivals and times the cooldown
+   * @return the advisor; until its first observation it advises keeping {@code replicas}
    */
   public static AutoscaleAdvisor create(AutoscaleConfig config, WorkerThroughput throughput,
       int replicas, Ticker ticker) {
@@ -112,21 +118,26 @@ public final class AutoscaleAdvisor {
     return new AutoscaleAdvisor(config, throughput, replicas, ticker);
   }
 
+  /** {@return the configuration the advisor decides by} */
   public AutoscaleConfig config() {
     return config;
   }
 
-  /** Calls {@code listener} with every later change of advice. */
+  /**
+   * Calls {@code listener} with every later change of advice.
+   *
+   * @param listener told each change, on the thread that calls {@link #observe}; not null
+   */
   public void subscribe(AutoscaleListener listener) {
     listeners.add(checkNotNull(listener, "listener: null (expected: non-null)"));
   }
 
-  /** The latest advice; lock-free. */
+  /** {@return the latest advice; lock-free} */
   public ScaleAdvice advice() {
     return advice;
   }
 
-  /** Listener calls that threw (contained). */
+  /** {@return listener calls that threw (contained)} */
   public long listenerFailures() {
     return listenerFailures.get();
   }
@@ -136,6 +147,7 @@ public final class AutoscaleAdvisor {
    * tells the subscribers if it changed. Call it off the request path, about once a second.
    *
    * @return the advice now
+   * @param signals the fleet's arrivals since the last call and its state now
    */
   public ScaleAdvice observe(FleetSignals signals) {
     checkNotNull(signals, "signals: null (expected: non-null)");

@@ -9,5 +9,10 @@ package io.github.kvroute.advisors;
  */
 @FunctionalInterface
 public interface AutoscaleListener {
+  /**
+   * Told one change of advice.
+   *
+   * @param advice the advice now, {@linkplain ScaleAdvice#isChange() a change}
+   */
   void onChange(ScaleAdvice advice);
 }

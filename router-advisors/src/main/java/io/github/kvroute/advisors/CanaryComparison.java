@@ -22,12 +22,15 @@ public final class CanaryComparison {
   /** One arm's TTFT, split by prefix hits. Immutable. */
   public record Arm(String version, long hits, double hitMeanTtftMillis, long misses,
       double missMeanTtftMillis) {
-    /** Share of this arm's requests that reused a cached prefix; 0 without requests. */
+    /** {@return share of this arm's requests that reused a cached prefix; 0 without requests} */
     public double hitRatio() {
       return hits + misses == 0 ? 0 : (double) hits / (hits + misses);
     }
 
-    /** Mean TTFT over every request, hits and misses together (what an unfair comparison reads). */
+    /**
+     * {@return mean TTFT over every request, hits and misses together (what an unfair comparison
+     * reads)}
+     */
     public double meanTtftMillis() {
       return hits + misses == 0 ? 0
           : (hits * hitMeanTtftMillis + misses * missMeanTtftMillis) / (hits + misses);
@@ -45,7 +48,7 @@ public final class CanaryComparison {
    */
   public record Report(Arm stable, Arm canary, double hitRatioGap,
       boolean cacheTemperatureDiffers) {
-    /** One line for a log or dashboard. */
+    /** {@return one line for a log or dashboard} */
     public String summary() {
       return String.format(Locale.ROOT, "%s: hit %.0f%%, TTFT hit %.0f ms / miss %.0f ms; %s: hit"
           + " %.0f%%, TTFT hit %.0f ms / miss %.0f ms%s", stable.version(), 100 * stable.hitRatio(),
@@ -63,6 +66,7 @@ public final class CanaryComparison {
   private final double[] sumMillis = new double[4];
 
   /**
+   * @param split the split whose two arms are compared
    * @param maxHitRatioGap hit ratios further apart than this flag the comparison, in [0, 1]
    */
   public CanaryComparison(CanarySplit split, double maxHitRatioGap) {
@@ -75,6 +79,9 @@ public final class CanaryComparison {
   /**
    * One completed request of {@code version}: its TTFT, and whether it reused a cached prefix.
    *
+   * @param version the arm's version: the split's stable or canary one
+   * @param ttft the request's time to first token; not negative
+   * @param prefixHit whether it reused a cached prefix
    * @throws IllegalArgumentException if the version is neither arm's or the TTFT is negative
    */
   public void record(String version, Duration ttft, boolean prefixHit) {
@@ -88,7 +95,10 @@ public final class CanaryComparison {
     }
   }
 
-  /** Both arms now, and whether their cache temperatures differ too much for a plain comparison. */
+  /**
+   * {@return both arms now, and whether their cache temperatures differ too much for a plain
+   * comparison}
+   */
   public synchronized Report report() {
     Arm stable = arm(split.stable(), 0);
     Arm canary = arm(split.canary(), 2);

@@ -42,6 +42,10 @@ public final class CanarySplit {
   /**
    * A split sending {@code canaryShare} of sessions to {@code canary}.
    *
+   * @param stable the version most sessions keep; not blank
+   * @param canary the version under test; not blank, not {@code stable}
+   * @param canaryShare the share of sessions sent to {@code canary}, in {@code [0, 1]}
+   * @return the split
    * @throws IllegalArgumentException if a version is blank, both are the same, or the share is not in
    *     [0, 1]
    */
@@ -55,32 +59,51 @@ public final class CanarySplit {
     return new CanarySplit(stable, canary, canaryShare);
   }
 
+  /** {@return the version most sessions keep} */
   public String stable() {
     return stable;
   }
 
+  /** {@return the version under test} */
   public String canary() {
     return canary;
   }
 
+  /** {@return the share of sessions sent to the canary, in {@code [0, 1]}} */
   public double canaryShare() {
     return canaryShare;
   }
 
-  /** The version for {@code request}: by its session, else by its id. */
+  /**
+   * The version for {@code request}: by its session, else by its id.
+   *
+   * @param request the request; its session id, else its id, picks the arm
+   * @return {@link #stable()} or {@link #canary()}
+   */
   public String versionFor(Request request) {
     checkNotNull(request, "request: null (expected: non-null)");
     return versionFor(request.sessionId().orElse(request.id()));
   }
 
-  /** The version for the session (or request) {@code key}; the same key, the same version. */
+  /**
+   * The version for the session (or request) {@code key}; the same key, the same version.
+   *
+   * @param key a session or request id
+   * @return {@link #stable()} or {@link #canary()}
+   */
   public String versionFor(String key) {
     checkNotNull(key, "key: null (expected: a session or request id)");
     long h = Hashing.murmur3_128().hashString(key, StandardCharsets.UTF_8).asLong();
     return (h >>> 11) * UNIT < canaryShare ? canary : stable;
   }
 
-  /** The cache namespace of {@code model} at {@code version}: the arms' caches never mix. */
+  /**
+   * The cache namespace of {@code model} at {@code version}: the arms' caches never mix.
+   *
+   * @param model the model's name
+   * @param version one of the split's two versions
+   * @return the namespace to key the arm's prompts in
+   */
   public CacheNamespace namespace(String model, String version) {
     checkArgument(stable.equals(version) || canary.equals(version),
         "version: %s (expected: %s or %s)", version, stable, canary);

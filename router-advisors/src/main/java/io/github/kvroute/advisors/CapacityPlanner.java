@@ -40,7 +40,7 @@ public final class CapacityPlanner {
     this.targetUtilization = targetUtilization;
   }
 
-  /** A planner spending {@value #DEFAULT_TARGET_UTILIZATION} of each worker. */
+  /** {@return a planner spending {@value #DEFAULT_TARGET_UTILIZATION} of each worker} */
   public static CapacityPlanner create() {
     return new CapacityPlanner(DEFAULT_TARGET_UTILIZATION);
   }
@@ -48,6 +48,8 @@ public final class CapacityPlanner {
   /**
    * A planner spending {@code utilization} of each worker's throughput (1 = no headroom: the minimum).
    *
+   * @param utilization the share of each worker's throughput to spend, in {@code (0, 1]}
+   * @return the planner
    * @throws IllegalArgumentException unless {@code utilization} is in {@code (0, 1]}
    */
   public static CapacityPlanner withTargetUtilization(double utilization) {
@@ -56,11 +58,18 @@ public final class CapacityPlanner {
     return new CapacityPlanner(utilization);
   }
 
+  /** {@return the share of each worker's throughput the plans spend, in {@code (0, 1]}} */
   public double targetUtilization() {
     return targetUtilization;
   }
 
-  /** The pools {@code workload} needs on workers sustaining {@code throughput}. */
+  /**
+   * The pools {@code workload} needs on workers sustaining {@code throughput}.
+   *
+   * @param workload the traffic to serve
+   * @param throughput what one worker sustains
+   * @return the plan, with the assumptions it rests on
+   */
   public CapacityPlan plan(WorkloadProfile workload, WorkerThroughput throughput) {
     checkNotNull(workload, "workload: null (expected: non-null)");
     checkNotNull(throughput, "throughput: null (expected: non-null)");

@@ -25,7 +25,16 @@ public record FleetSignals(long arrivedRequests, long arrivedPromptTokens,
     long arrivedOutputTokens, double queueDelayMillis, long queuedPromptTokens,
     double kvUtilization, List<ReplicaWarmth> replicas) {
 
-  /** @throws IllegalArgumentException if a count is negative or a share out of range */
+  /**
+   * @param arrivedRequests requests that arrived since the previous observation
+   * @param arrivedPromptTokens their uncached prompt tokens (prefill work)
+   * @param arrivedOutputTokens their output tokens (decode work)
+   * @param queueDelayMillis the estimated queueing delay of a new request on the best replica
+   * @param queuedPromptTokens prompt tokens waiting to be prefilled across the fleet
+   * @param kvUtilization the fullest serving replica's KV cache usage, in [0, 1]
+   * @param replicas the serving replicas
+   * @throws IllegalArgumentException if a count is negative or a share out of range
+   */
   public FleetSignals {
     checkArgument(arrivedRequests >= 0 && arrivedPromptTokens >= 0 && arrivedOutputTokens >= 0,
         "arrivals: %s requests, %s prompt, %s output tokens (expected: >= 0)", arrivedRequests,
@@ -49,6 +58,13 @@ public record FleetSignals(long arrivedRequests, long arrivedPromptTokens,
    * @param lastUsedNanos when it last served a prefix hit, on the advisor's ticker
    */
   public record ReplicaWarmth(String replicaId, int soleHotPrefixes, long lastUsedNanos) {
+    /**
+     * Requires a non-blank id and {@code soleHotPrefixes >= 0}.
+     *
+     * @param replicaId the replica
+     * @param soleHotPrefixes hot prefixes no other replica holds
+     * @param lastUsedNanos when it last served a prefix hit, on the advisor's ticker
+     */
     public ReplicaWarmth {
       checkArgument(replicaId != null && !replicaId.isBlank(),
           "replicaId: %s (expected: non-blank)", replicaId);

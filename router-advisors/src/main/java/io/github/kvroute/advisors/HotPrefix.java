@@ -12,7 +12,10 @@ package io.github.kvroute.advisors;
  */
 public record HotPrefix(long prefixHash, int replicas, double hitsPerSecond, double prefillMillis) {
 
-  /** The recompute bill the copies avoid: hits per second times the prefill, in ms per second. */
+  /**
+   * {@return the recompute bill the copies avoid: hits per second times the prefill, in ms per
+   * second}
+   */
   public double recomputeMillisPerSecond() {
     return hitsPerSecond * prefillMillis;
   }

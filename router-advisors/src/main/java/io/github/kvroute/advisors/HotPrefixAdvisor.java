@@ -91,18 +91,29 @@ public final class HotPrefixAdvisor {
     this.lastEvaluationNanos = ticker.read();
   }
 
-  /** An advisor deciding by {@code config}, reading time from {@code ticker}. */
+  /**
+   * An advisor deciding by {@code config}, reading time from {@code ticker}.
+   *
+   * @param config the thresholds and bounds
+   * @param ticker the clock that averages hit rates and times promotions
+   * @return the advisor, with nothing tracked
+   */
   public static HotPrefixAdvisor create(ReplicationConfig config, Ticker ticker) {
     checkNotNull(config, "config: null (expected: non-null)");
     checkNotNull(ticker, "ticker: null (expected: non-null)");
     return new HotPrefixAdvisor(config, ticker);
   }
 
+  /** {@return the configuration the advisor decides by} */
   public ReplicationConfig config() {
     return config;
   }
 
-  /** Calls {@code listener} with every later change of advice. */
+  /**
+   * Calls {@code listener} with every later change of advice.
+   *
+   * @param listener told each change, on the thread that calls {@link #evaluate()}; not null
+   */
   public void subscribe(ReplicationListener listener) {
     listeners.add(checkNotNull(listener, "listener: null (expected: non-null)"));
   }
@@ -111,6 +122,8 @@ public final class HotPrefixAdvisor {
    * One hit of the prefix {@code prefixHash}, whose prefill on one replica takes
    * {@code prefillMillis}: what a copy costs, and what each hit would cost recomputed.
    *
+   * @param prefixHash the prefix's hash
+   * @param prefillMillis milliseconds to prefill it once; finite, {@code >= 0}
    * @throws IllegalArgumentException if {@code prefillMillis} is negative or not finite
    */
   public void record(long prefixHash, double prefillMillis) {
@@ -229,23 +242,35 @@ public final class HotPrefixAdvisor {
     }
   }
 
-  /** The latest advice (from the last {@link #evaluate()}); lock-free, for the request path. */
+  /**
+   * {@return the latest advice (from the last {@link #evaluate()}); lock-free, for the request
+   * path}
+   */
   public ReplicationAdvice advice() {
     return advice;
   }
 
-  /** Prefixes whose rate is tracked now, at most {@code maxTrackedPrefixes}. */
+  /**
+   * Prefixes whose rate is tracked now, at most {@code maxTrackedPrefixes}.
+   *
+   * @return the number of tracked prefixes
+   */
   public synchronized int trackedPrefixes() {
     return tracked.size();
   }
 
-  /** The averaged hit rate of {@code prefixHash}, 0 when it is not tracked. */
+  /**
+   * The averaged hit rate of {@code prefixHash}, 0 when it is not tracked.
+   *
+   * @param prefixHash the prefix's hash
+   * @return hits per second
+   */
   public synchronized double hitsPerSecond(long prefixHash) {
     Tracked t = tracked.get(prefixHash);
     return t == null ? 0 : t.rate;
   }
 
-  /** Listener calls that threw (contained). */
+  /** {@return listener calls that threw (contained)} */
   public long listenerFailures() {
     return listenerFailures.get();
   }

@@ -62,7 +62,10 @@ public final class ReplicatedPrefixPolicy implements RoutingPolicy {
   /**
    * Wraps {@code inner}, following {@code advisor}; the host evaluates the advisor.
    *
+   * @param inner the policy that places requests the advice does not pin; not null
+   * @param advisor the advice followed; not null
    * @param prefixTokens tokens that name a prefix (whole blocks), at least 1
+   * @return the policy
    */
   public static ReplicatedPrefixPolicy wrap(RoutingPolicy inner, HotPrefixAdvisor advisor,
       int prefixTokens) {
@@ -72,6 +75,12 @@ public final class ReplicatedPrefixPolicy implements RoutingPolicy {
   /**
    * Wraps {@code inner}, following {@code advisor}, and evaluates it whenever a request finds
    * {@code evaluateEveryNanos} passed since the last evaluation.
+   *
+   * @param inner the policy that places requests the advice does not pin; not null
+   * @param advisor the advice followed; not null
+   * @param prefixTokens tokens that name a prefix (whole blocks), at least 1
+   * @param evaluateEveryNanos the least time between two evaluations, in nanoseconds; {@code > 0}
+   * @return the policy
    */
   public static ReplicatedPrefixPolicy wrapEvaluating(RoutingPolicy inner, HotPrefixAdvisor advisor,
       int prefixTokens, long evaluateEveryNanos) {
@@ -93,11 +102,12 @@ public final class ReplicatedPrefixPolicy implements RoutingPolicy {
     return NAME;
   }
 
-  /** The wrapped policy, which places every request whose prefix is not replicated. */
+  /** {@return the wrapped policy, which places every request whose prefix is not replicated} */
   public RoutingPolicy inner() {
     return inner;
   }
 
+  /** {@return the advisor this policy follows} */
   public HotPrefixAdvisor advisor() {
     return advisor;
   }

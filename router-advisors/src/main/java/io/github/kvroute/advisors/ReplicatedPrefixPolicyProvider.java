@@ -39,7 +39,11 @@ public final class ReplicatedPrefixPolicyProvider extends RoutingPolicyProvider 
     this(change -> { });
   }
 
-  /** A provider whose advisors tell {@code listener} every change of advice. */
+  /**
+   * A provider whose advisors tell {@code listener} every change of advice.
+   *
+   * @param listener told every change of advice; not null
+   */
   public ReplicatedPrefixPolicyProvider(ReplicationListener listener) {
     this.listener = java.util.Objects.requireNonNull(listener,
         "listener: null (expected: non-null)");

@@ -20,18 +20,23 @@ public final class ReplicationAdvice {
     this.hot = hot;
   }
 
-  /** When the advice was made, on the advisor's ticker. */
+  /** {@return when the advice was made, on the advisor's ticker} */
   public long atNanos() {
     return atNanos;
   }
 
-  /** Replicas {@code prefixHash} should be held on: 1 unless it is hot. */
+  /**
+   * Replicas {@code prefixHash} should be held on: 1 unless it is hot.
+   *
+   * @param prefixHash the prefix's hash
+   * @return the number of replicas, at least 1
+   */
   public int replicasFor(long prefixHash) {
     HotPrefix h = hot.get(prefixHash);
     return h == null ? 1 : h.replicas();
   }
 
-  /** The hot prefixes, in no particular order. */
+  /** {@return the hot prefixes, in no particular order} */
   public Collection<HotPrefix> hotPrefixes() {
     return hot.values();
   }

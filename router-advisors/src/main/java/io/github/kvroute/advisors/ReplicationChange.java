@@ -15,11 +15,12 @@ package io.github.kvroute.advisors;
 public record ReplicationChange(long atNanos, long prefixHash, int fromReplicas, int toReplicas,
     double hitsPerSecond, double prefillMillis) {
 
+  /** {@return whether the prefix was advised onto more replicas than before} */
   public boolean isPromotion() {
     return toReplicas > fromReplicas;
   }
 
-  /** The recompute bill that decided it, in ms of engine time per second. */
+  /** {@return the recompute bill that decided it, in ms of engine time per second} */
   public double recomputeMillisPerSecond() {
     return hitsPerSecond * prefillMillis;
   }

@@ -38,7 +38,21 @@ public record ReplicationConfig(double promoteMillisPerSecond, double demoteFrac
     Duration paybackWindow, int maxReplicas, int maxTrackedPrefixes, int sketchWidth,
     int admitHits) {
 
-  /** @throws IllegalArgumentException if a value is out of range */
+  /**
+   * @param promoteMillisPerSecond recompute bill that justifies each replica beyond the first
+   * @param demoteFraction the demotion band: targets for demotion use this fraction of
+   *     {@code promoteMillisPerSecond}, so a bill hovering at a threshold does not flip the advice
+   * @param promoteAfter how long a higher target must hold before promotion
+   * @param demoteAfter how long a lower target must hold before demotion (sustained absence)
+   * @param repromoteHoldoff after a demotion, how long the prefix may not be promoted again
+   * @param rateWindow the time constant of the hit-rate average
+   * @param paybackWindow the recompute bill over this window must cover the new copies' prefills
+   * @param maxReplicas most replicas a prefix is advised onto (at most the fleet's size)
+   * @param maxTrackedPrefixes bound of the table of prefixes whose rate is tracked
+   * @param sketchWidth counters per row of the admission sketch (a power of two)
+   * @param admitHits hits within one evaluation interval before a prefix is tracked
+   * @throws IllegalArgumentException if a value is out of range
+   */
   public ReplicationConfig {
     checkArgument(promoteMillisPerSecond > 0 && Double.isFinite(promoteMillisPerSecond),
         "promoteMillisPerSecond: %s (expected: finite and > 0)", promoteMillisPerSecond);
@@ -59,28 +73,47 @@ public record ReplicationConfig(double promoteMillisPerSecond, double demoteFrac
   }
 
   /**
-   * 1,000 ms/s per extra replica, demotion band 0.5, promote after 10 s, demote after 60 s, 60 s
-   * holdoff, 10 s rate window, 60 s payback, at most 4 replicas, 1,024 tracked prefixes, a sketch of
-   * 4 x 4,096 counters (64 KiB), tracked from the second hit in an interval.
+   * {@return 1,000 ms/s per extra replica, demotion band 0.5, promote after 10 s, demote after 60
+   * s, 60 s holdoff, 10 s rate window, 60 s payback, at most 4 replicas, 1,024 tracked prefixes, a
+   * sketch of 4 x 4,096 counters (64 KiB), tracked from the second hit in an interval}
    */
   public static ReplicationConfig defaults() {
     return new ReplicationConfig(1_000, 0.5, Duration.ofSeconds(10), Duration.ofSeconds(60),
         Duration.ofSeconds(60), Duration.ofSeconds(10), Duration.ofSeconds(60), 4, 1_024, 4_096, 2);
   }
 
-  /** This configuration with another {@code maxReplicas}. */
+  /**
+   * This configuration with another {@code maxReplicas}.
+   *
+   * @param v the most replicas one prefix is advised onto, in {@code [1, 4096]}
+   * @return a copy with {@code maxReplicas = v}
+   */
   public ReplicationConfig withMaxReplicas(int v) {
     return new ReplicationConfig(promoteMillisPerSecond, demoteFraction, promoteAfter, demoteAfter,
         repromoteHoldoff, rateWindow, paybackWindow, v, maxTrackedPrefixes, sketchWidth, admitHits);
   }
 
-  /** This configuration with another {@code promoteMillisPerSecond}. */
+  /**
+   * This configuration with another {@code promoteMillisPerSecond}.
+   *
+   * @param v the recompute bill, in milliseconds of prefill per second, that justifies each replica
+   *     beyond the first; finite, {@code > 0}
+   * @return a copy with {@code promoteMillisPerSecond = v}
+   */
   public ReplicationConfig withPromoteMillisPerSecond(double v) {
     return new ReplicationConfig(v, demoteFraction, promoteAfter, demoteAfter, repromoteHoldoff,
         rateWindow, paybackWindow, maxReplicas, maxTrackedPrefixes, sketchWidth, admitHits);
   }
 
-  /** This configuration with other promotion and demotion delays and holdoff. */
+  /**
+   * This configuration with other promotion and demotion delays and holdoff.
+   *
+   * @param promoteAfter how long a higher target must hold before promotion; not negative
+   * @param demoteAfter how long a lower target must hold before demotion; not negative
+   * @param repromoteHoldoff after a demotion, how long the prefix may not be promoted again; not
+   *     negative
+   * @return a copy with these delays
+   */
   public ReplicationConfig withTiming(Duration promoteAfter, Duration demoteAfter,
       Duration repromoteHoldoff) {
     return new ReplicationConfig(promoteMillisPerSecond, demoteFraction, promoteAfter, demoteAfter,

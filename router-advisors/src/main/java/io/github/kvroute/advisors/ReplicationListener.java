@@ -9,5 +9,10 @@ package io.github.kvroute.advisors;
  */
 @FunctionalInterface
 public interface ReplicationListener {
+  /**
+   * Told one change of advice.
+   *
+   * @param change the change
+   */
   void onChange(ReplicationChange change);
 }

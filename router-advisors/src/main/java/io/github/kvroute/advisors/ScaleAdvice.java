@@ -21,7 +21,7 @@ public record ScaleAdvice(long atNanos, int replicas, int previousReplicas,
     Optional<String> removeReplica, double loadNow, double forecastLoad, double queueDelayMillis,
     double kvUtilization, String reason) {
 
-  /** Whether this advice changed the replica count. */
+  /** {@return whether this advice changed the replica count} */
   public boolean isChange() {
     return replicas != previousReplicas;
   }

@@ -16,7 +16,14 @@ import static com.google.common.base.Preconditions.checkArgument;
 public record WorkerThroughput(double prefillTokensPerSecond, double decodeTokensPerSecond,
     String source) {
 
-  /** @throws IllegalArgumentException if a rate is not finite and positive, or the source is blank */
+  /**
+   * @param prefillTokensPerSecond prompt tokens one worker computes per second
+   * @param decodeTokensPerSecond output tokens one worker generates per second under the latency
+   *     target
+   * @param source where the numbers come from, for the plan's assumptions (e.g. {@code measured},
+   *     {@code simulator step model of llama3-8b-h100})
+   * @throws IllegalArgumentException if a rate is not finite and positive, or the source is blank
+   */
   public WorkerThroughput {
     checkArgument(prefillTokensPerSecond > 0 && Double.isFinite(prefillTokensPerSecond),
         "prefillTokensPerSecond: %s (expected: finite and > 0)", prefillTokensPerSecond);

@@ -16,7 +16,14 @@ import static com.google.common.base.Preconditions.checkArgument;
 public record WorkloadProfile(double requestsPerSecond, double meanInputTokens,
     double meanOutputTokens, double prefixHitRate) {
 
-  /** @throws IllegalArgumentException if a value is negative, not finite, or the hit rate not below 1 */
+  /**
+   * @param requestsPerSecond mean arrival rate
+   * @param meanInputTokens mean prompt tokens per request, cached or not
+   * @param meanOutputTokens mean generated tokens per request
+   * @param prefixHitRate share of prompt tokens served from a prefix cache, in {@code [0, 1)}
+   * @throws IllegalArgumentException if a value is negative, not finite, or the hit rate not below
+   *     1
+   */
   public WorkloadProfile {
     checkArgument(requestsPerSecond > 0 && Double.isFinite(requestsPerSecond),
         "requestsPerSecond: %s (expected: finite and > 0)", requestsPerSecond);
@@ -28,12 +35,15 @@ public record WorkloadProfile(double requestsPerSecond, double meanInputTokens,
         "prefixHitRate: %s (expected: in [0, 1))", prefixHitRate);
   }
 
-  /** Prompt tokens per second the prefill pool must compute: the cached share needs no prefill. */
+  /**
+   * {@return prompt tokens per second the prefill pool must compute: the cached share needs no
+   * prefill}
+   */
   public double uncachedInputTokensPerSecond() {
     return requestsPerSecond * meanInputTokens * (1 - prefixHitRate);
   }
 
-  /** Tokens per second the decode pool must generate: caching saves none of them. */
+  /** {@return tokens per second the decode pool must generate: caching saves none of them} */
   public double outputTokensPerSecond() {
     return requestsPerSecond * meanOutputTokens;
   }

@@ -14,10 +14,18 @@ public interface AdmissionController {
   /**
    * Returns {@code proposed} to admit it, or a {@link RoutingDecision#rejected rejection}. Only called
    * for routed proposals.
+   *
+   * @param context the decision's context: the request and every candidate
+   * @param proposed the policy's routed decision
+   * @return {@code proposed}, or a rejection
    */
   RoutingDecision admit(RoutingContext context, RoutingDecision proposed);
 
-  /** Admits everything the policy routes. */
+  /**
+   * Admits everything the policy routes.
+   *
+   * @return a controller that returns every proposal unchanged
+   */
   static AdmissionController admitAll() {
     return (context, proposed) -> proposed;
   }

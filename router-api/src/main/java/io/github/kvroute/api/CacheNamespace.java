@@ -62,7 +62,12 @@ public final class CacheNamespace {
     this.key = null;
   }
 
-  /** The namespace of a base model with no version label and no adapter. */
+  /**
+   * The namespace of a base model with no version label and no adapter.
+   *
+   * @param model the model's name; not blank
+   * @return the namespace
+   */
   public static CacheNamespace of(String model) {
     return new CacheNamespace(model, null, null);
   }
@@ -70,19 +75,21 @@ public final class CacheNamespace {
   /**
    * A namespace with an optional version and adapter.
    *
+   * @param model the model's name; not blank
    * @param version the model version, or {@code null} if the fleet serves a single version
    * @param adapter the LoRA adapter, or {@code null} for the base model
+   * @return the namespace
    */
   public static CacheNamespace of(String model, String version, String adapter) {
     return new CacheNamespace(model, version, adapter);
   }
 
   /**
-   * This namespace keyed with a host secret: the same model, version and adapter, but a different
-   * seed, and every block key published in it passed through SipHash-2-4 under a key derived from
-   * {@code secret} (see the class comment for when keyed mode can be used). Two secrets give unrelated
-   * keys for the same prompt; the same secret reproduces them in every process. The array is read, not
-   * kept, and nothing of it is printed.
+   * {@return this namespace keyed with a host secret: the same model, version and adapter, but a
+   * different seed, and every block key published in it passed through SipHash-2-4 under a key
+   * derived from {@code secret} (see the class comment for when keyed mode can be used)} Two
+   * secrets give unrelated keys for the same prompt; the same secret reproduces them in every
+   * process. The array is read, not kept, and nothing of it is printed.
    *
    * @param secret at least 16 bytes, e.g. 32 random bytes from the host's secret store
    * @throws IllegalArgumentException if {@code secret} is shorter than 16 bytes
@@ -94,7 +101,7 @@ public final class CacheNamespace {
     return new CacheNamespace(this, NamespaceKey.fromSecret(secret));
   }
 
-  /** Whether a host secret is mixed into this namespace ({@link #keyed(byte[])}). */
+  /** {@return whether a host secret is mixed into this namespace ({@link #keyed(byte[])})} */
   public boolean isKeyed() {
     return key != null;
   }
@@ -119,19 +126,22 @@ public final class CacheNamespace {
     return this;
   }
 
+  /** {@return the model's name (never blank)} */
   public String model() {
     return model;
   }
 
+  /** {@return the model version; empty when the fleet serves a single version} */
   public Optional<String> version() {
     return version;
   }
 
+  /** {@return the LoRA adapter; empty for the base model} */
   public Optional<String> adapter() {
     return adapter;
   }
 
-  /** The 64-bit seed that every block chain in this namespace starts from. */
+  /** {@return the 64-bit seed that every block chain in this namespace starts from} */
   public long seed() {
     return seed;
   }

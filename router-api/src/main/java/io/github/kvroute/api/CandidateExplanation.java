@@ -41,6 +41,16 @@ public record CandidateExplanation(String replicaId, long epoch, Verdict verdict
   }
 
   /**
+   * @param replicaId the replica
+   * @param epoch its epoch as the router knew it (-1 when it has never reported)
+   * @param verdict what the router made of it
+   * @param reason why it was vetoed or ineligible; empty for candidates
+   * @param estimate predicted time to first token by term; empty for ineligible replicas
+   * @param matchedTokens leading prompt tokens the router believes the replica holds; 0 for
+   *     ineligible replicas
+   * @param score the policy's ranking score ({@link RoutingDecision#score()}): known for the chosen
+   *     replica when the policy gave one, empty otherwise (a policy ranks by its own rule, which
+   *     the router does not see)
    * @throws IllegalArgumentException if a candidate has a reason, an excluded replica none, or an
    *     ineligible one an estimate
    */
@@ -59,8 +69,8 @@ public record CandidateExplanation(String replicaId, long epoch, Verdict verdict
   }
 
   /**
-   * The predicted time to first token here in milliseconds: the estimate's total for candidates,
-   * {@code +Infinity} for a vetoed replica, NaN for an ineligible one.
+   * {@return the predicted time to first token here in milliseconds: the estimate's total for
+   * candidates, {@code +Infinity} for a vetoed replica, NaN for an ineligible one}
    */
   public double predictedTtftMillis() {
     return switch (verdict) {

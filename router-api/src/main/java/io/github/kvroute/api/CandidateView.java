@@ -18,140 +18,155 @@ import java.util.OptionalLong;
  */
 public interface CandidateView {
 
+  /** {@return the replica's id in the router; keep it, not the view, across calls} */
   String replicaId();
 
-  /** The replica's current epoch. */
+  /** {@return the replica's current epoch} */
   long epoch();
 
+  /** {@return what the replica serves: whole requests, or prefill or decode only} */
   ReplicaRole role();
 
-  /** The latest report, raw. */
+  /** {@return the latest report, raw} */
   ReplicaSnapshot snapshot();
 
-  /** How old the report is: now minus its {@code observedAt}. */
+  /** {@return how old the report is: now minus its {@code observedAt}} */
   double snapshotAgeMillis();
 
-  /** Whether the report is older than the router's staleness limit; the policy decides what to do. */
+  /**
+   * {@return whether the report is older than the router's staleness limit; the policy decides what
+   * to do}
+   */
   boolean telemetryStale();
 
-  /** Requests this router sent to the replica that have no outcome yet. */
+  /** {@return requests this router sent to the replica that have no outcome yet} */
   int inFlightRequests();
 
-  /** Prompt plus planned output tokens over {@link #inFlightRequests()}. */
+  /** {@return prompt plus planned output tokens over {@link #inFlightRequests()}} */
   long inFlightTokens();
 
-  /** Prompt tokens alone over {@link #inFlightRequests()}. */
+  /** {@return prompt tokens alone over {@link #inFlightRequests()}} */
   long inFlightPromptTokens();
 
-  /** Requests this router sent after the report was observed (not yet reflected in it). */
+  /** {@return requests this router sent after the report was observed (not yet reflected in it)} */
   int dispatchedSinceSnapshot();
 
   /**
-   * Estimated wait before this request's prefill would start: the reported queue, plus what this router
-   * sent since the report, minus what the replica has worked off since.
+   * {@return estimated wait before this request's prefill would start: the reported queue, plus
+   * what this router sent since the report, minus what the replica has worked off since}
    */
   double estimatedQueueMillis();
 
   /**
-   * {@link #estimatedQueueMillis()} corrected by what outcomes showed about this replica: times the
-   * learnt ratio of the waits its requests really had to the waits predicted for them (a busy
-   * continuous-batching engine spends part of every step decoding, so queued work drains slower than
-   * its prefill time). Policies rank replicas by the uncorrected estimate; absolute judgements, such as
-   * whether a request can still meet its deadline, use this. Equal to the estimate until outcomes say
-   * otherwise, and for views that do not learn.
+   * {@return {@link #estimatedQueueMillis()} corrected by what outcomes showed about this replica:
+   * times the learnt ratio of the waits its requests really had to the waits predicted for them (a
+   * busy continuous-batching engine spends part of every step decoding, so queued work drains
+   * slower than its prefill time)} Policies rank replicas by the uncorrected estimate; absolute
+   * judgements, such as whether a request can still meet its deadline, use this. Equal to the
+   * estimate until outcomes say otherwise, and for views that do not learn.
    */
   default double calibratedQueueMillis() {
     return estimatedQueueMillis();
   }
 
   /**
-   * How far the real wait has strayed around {@link #calibratedQueueMillis()}: the standard deviation
-   * outcomes showed, in milliseconds at the current queue. An admission controller that wants a
-   * deadline met with some confidence adds a multiple of it. 0 until outcomes say otherwise, and for
-   * views that do not learn.
+   * {@return how far the real wait has strayed around {@link #calibratedQueueMillis()}: the
+   * standard deviation outcomes showed, in milliseconds at the current queue} An admission
+   * controller that wants a deadline met with some confidence adds a multiple of it. 0 until
+   * outcomes say otherwise, and for views that do not learn.
    */
   default double queueUncertaintyMillis() {
     return 0;
   }
 
   /**
-   * Outstanding work in tokens (queued prompt tokens plus remaining output), counting what this router
-   * sent since the report: the quantity least-outstanding-tokens balances.
+   * {@return outstanding work in tokens (queued prompt tokens plus remaining output), counting what
+   * this router sent since the report: the quantity least-outstanding-tokens balances}
    */
   long estimatedOutstandingTokens();
 
-  /** Leading prompt blocks the router believes the replica holds. */
+  /** {@return leading prompt blocks the router believes the replica holds} */
   int matchedBlocks();
 
-  /** Leading prompt tokens the router believes the replica holds. */
+  /** {@return leading prompt tokens the router believes the replica holds} */
   int matchedTokens();
 
-  /** Prompt blocks the router believes the replica's prefix cache holds now (all prompts). */
+  /**
+   * {@return prompt blocks the router believes the replica's prefix cache holds now (all prompts)}
+   */
   long cachedBlocks();
 
   /**
-   * How many blocks the router believes the replica's prefix cache can hold: its reported KV capacity
-   * (or the router's default), as the index mirrors it. A placement whose new blocks do not fit evicts
-   * the least recently used ones.
+   * {@return how many blocks the router believes the replica's prefix cache can hold: its reported
+   * KV capacity (or the router's default), as the index mirrors it} A placement whose new blocks do
+   * not fit evicts the least recently used ones.
    */
   long cacheCapacityBlocks();
 
-  /** Prefill cost per missing token on this replica (reported, calibrated or default). */
+  /** {@return prefill cost per missing token on this replica (reported, calibrated or default)} */
   double prefillMillisPerToken();
 
-  /** Fixed cost of a prefill on this replica. */
+  /** {@return fixed cost of a prefill on this replica} */
   double prefillOverheadMillis();
 
-  /** Time to load the request's adapter here: 0 when resident or when the request has none. */
+  /**
+   * {@return time to load the request's adapter here: 0 when resident or when the request has none}
+   */
   double adapterLoadMillis();
 
-  /** Time to move the prompt's KV to this replica (disaggregated decode); 0 otherwise. */
+  /** {@return time to move the prompt's KV to this replica (disaggregated decode); 0 otherwise} */
   double kvTransferMillis();
 
-  /** KV cache usage in {@code [0, 1]} including this router's sends since the report, when known. */
+  /**
+   * {@return KV cache usage in {@code [0, 1]} including this router's sends since the report, when
+   * known}
+   */
   OptionalDouble kvUtilization();
 
-  /** Free KV capacity in tokens after this router's sends since the report, when known. */
+  /** {@return free KV capacity in tokens after this router's sends since the report, when known} */
   OptionalLong freeKvTokens();
 
   /**
-   * Estimated arrival rate at this replica of traffic this router neither sees nor already accounts
-   * for in {@link #estimatedQueueMillis()}: other routers' sends beyond those that move with this
-   * router's own (which the queue estimate already counts). The staleness risk prices it.
+   * {@return estimated arrival rate at this replica of traffic this router neither sees nor already
+   * accounts for in {@link #estimatedQueueMillis()}: other routers' sends beyond those that move
+   * with this router's own (which the queue estimate already counts)} The staleness risk prices it.
    */
   double unseenArrivalsPerSecond();
 
   /**
-   * Estimated arrival rate at this replica from all routers: this router's own recent rate, times
-   * {@code 1 + peers} (other routers sending like this one), plus the unexplained rest of other routers'
-   * traffic ({@link #unseenArrivalsPerSecond()}). Times {@link #meanRequestCostMillis()} / 1000, it
-   * estimates the replica's utilisation.
+   * {@return estimated arrival rate at this replica from all routers: this router's own recent
+   * rate, times {@code 1 + peers} (other routers sending like this one), plus the unexplained rest
+   * of other routers' traffic ({@link #unseenArrivalsPerSecond()})} Times
+   * {@link #meanRequestCostMillis()} / 1000, it estimates the replica's utilisation.
    */
   double arrivalsPerSecond();
 
-  /** Mean predicted cost of recent requests, the unit of the staleness risk. */
+  /** {@return mean predicted cost of recent requests, the unit of the staleness risk} */
   double meanRequestCostMillis();
 
   /**
-   * The mean time to first token of the requests that recently reached their first token on this
-   * replica, from every router, as the replica's own TTFT histogram reports it (for example
+   * {@return the mean time to first token of the requests that recently reached their first token
+   * on this replica, from every router, as the replica's own TTFT histogram reports it (for example
    * {@code vllm:time_to_first_token_seconds}: the change in its sum over the change in its count
-   * between reports, averaged over recent reports); empty until two reports with first tokens between
-   * them. Times {@link #arrivalsPerSecond()} / 1000 it is the number of requests in the replica's
-   * prefill system (Little's law), which prices the delay a placement imposes on later arrivals.
+   * between reports, averaged over recent reports); empty until two reports with first tokens
+   * between them} Times {@link #arrivalsPerSecond()} / 1000 it is the number of requests in the
+   * replica's prefill system (Little's law), which prices the delay a placement imposes on later
+   * arrivals.
    */
   default OptionalDouble recentTtftMillis() {
     return OptionalDouble.empty();
   }
 
   /**
-   * How far outcomes have confirmed the router's cache beliefs about this replica: a running average of
-   * reused tokens over predicted matched tokens, in {@code [0, 1]}; 1 when the index has been right (or
-   * nothing has been learnt yet).
+   * {@return how far outcomes have confirmed the router's cache beliefs about this replica: a
+   * running average of reused tokens over predicted matched tokens, in {@code [0, 1]}; 1 when the
+   * index has been right (or nothing has been learnt yet)}
    */
   double cacheHitReliability();
 
-  /** A builder of immutable views, for tests and for hosts unit-testing their own policies. */
+  /**
+   * {@return a builder of immutable views, for tests and for hosts unit-testing their own policies}
+   */
   static Builder newBuilder() {
     return new Builder();
   }
@@ -201,48 +216,98 @@ public interface CandidateView {
 
     Builder() {}
 
+    /**
+     * Sets {@link CandidateView#replicaId()}; default {@code "replica"}.
+     *
+     * @param v the id; not blank
+     * @return this builder
+     */
     public Builder replicaId(String v) {
       set = Checks.once(set, Option.REPLICA_ID);
       replicaId = Checks.notBlank(v, "replicaId");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#epoch()}; default 0.
+     *
+     * @param v the epoch; {@code >= 0}
+     * @return this builder
+     */
     public Builder epoch(long v) {
       set = Checks.once(set, Option.EPOCH);
       epoch = Checks.atLeast(v, 0L, "epoch");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#role()}; default {@link ReplicaRole#MIXED}.
+     *
+     * @param v the role; not null
+     * @return this builder
+     */
     public Builder role(ReplicaRole v) {
       set = Checks.once(set, Option.ROLE);
       role = Checks.notNull(v, "role");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#snapshot()}; unset, a minimal READY report for model
+     * {@code "model"} with this builder's id, epoch and role.
+     *
+     * @param v the report; not null
+     * @return this builder
+     */
     public Builder snapshot(ReplicaSnapshot v) {
       set = Checks.once(set, Option.SNAPSHOT);
       snapshot = Checks.notNull(v, "snapshot");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#snapshotAgeMillis()}; default 0.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder snapshotAgeMillis(double v) {
       set = Checks.once(set, Option.SNAPSHOT_AGE_MILLIS);
       snapshotAgeMillis = Checks.nonNegativeFinite(v, "snapshotAgeMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#telemetryStale()}; default {@code false}.
+     *
+     * @param v whether the report is past the staleness limit
+     * @return this builder
+     */
     public Builder telemetryStale(boolean v) {
       set = Checks.once(set, Option.TELEMETRY_STALE);
       telemetryStale = v;
       return this;
     }
 
-    /** In-flight requests and their prompt plus planned output tokens (all counted as prompt). */
+    /**
+     * In-flight requests and their prompt plus planned output tokens (all counted as prompt).
+     *
+     * @param requests in-flight requests; {@code >= 0}
+     * @param tokens their prompt plus planned output tokens; {@code >= 0}
+     * @return this builder
+     */
     public Builder inFlight(int requests, long tokens) {
       return inFlight(requests, tokens, tokens);
     }
 
-    /** In-flight requests, their prompt plus planned output tokens, and their prompt tokens. */
+    /**
+     * In-flight requests, their prompt plus planned output tokens, and their prompt tokens.
+     *
+     * @param requests in-flight requests; {@code >= 0}
+     * @param tokens their prompt plus planned output tokens; {@code >= 0}
+     * @param promptTokens their prompt tokens alone; in {@code [0, tokens]}
+     * @return this builder
+     */
     public Builder inFlight(int requests, long tokens, long promptTokens) {
       set = Checks.once(set, Option.IN_FLIGHT);
       inFlightRequests = Checks.atLeast(requests, 0, "inFlightRequests");
@@ -254,38 +319,73 @@ public interface CandidateView {
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#dispatchedSinceSnapshot()}; default 0.
+     *
+     * @param v requests; {@code >= 0}
+     * @return this builder
+     */
     public Builder dispatchedSinceSnapshot(int v) {
       set = Checks.once(set, Option.DISPATCHED_SINCE_SNAPSHOT);
       dispatchedSinceSnapshot = Checks.atLeast(v, 0, "dispatchedSinceSnapshot");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#estimatedQueueMillis()}; default 0.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder estimatedQueueMillis(double v) {
       set = Checks.once(set, Option.ESTIMATED_QUEUE_MILLIS);
       estimatedQueueMillis = Checks.nonNegativeFinite(v, "estimatedQueueMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#queueUncertaintyMillis()}; default 0.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder queueUncertaintyMillis(double v) {
       set = Checks.once(set, Option.QUEUE_UNCERTAINTY_MILLIS);
       queueUncertaintyMillis = Checks.nonNegativeFinite(v, "queueUncertaintyMillis");
       return this;
     }
 
-    /** Defaults to {@link #estimatedQueueMillis(double)}'s value. */
+    /**
+     * Defaults to {@link #estimatedQueueMillis(double)}'s value.
+     *
+     * @param v the corrected queue estimate in milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder calibratedQueueMillis(double v) {
       set = Checks.once(set, Option.CALIBRATED_QUEUE_MILLIS);
       calibratedQueueMillis = Checks.nonNegativeFinite(v, "calibratedQueueMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#estimatedOutstandingTokens()}; default 0.
+     *
+     * @param v tokens; {@code >= 0}
+     * @return this builder
+     */
     public Builder estimatedOutstandingTokens(long v) {
       set = Checks.once(set, Option.ESTIMATED_OUTSTANDING_TOKENS);
       estimatedOutstandingTokens = Checks.atLeast(v, 0L, "estimatedOutstandingTokens");
       return this;
     }
 
-    /** Matched prefix, in blocks and in tokens. */
+    /**
+     * Matched prefix, in blocks and in tokens.
+     *
+     * @param blocks leading prompt blocks believed held; {@code >= 0}
+     * @param tokens leading prompt tokens believed held; {@code >= 0}
+     * @return this builder
+     */
     public Builder matched(int blocks, int tokens) {
       set = Checks.once(set, Option.MATCHED);
       matchedBlocks = Checks.atLeast(blocks, 0, "matchedBlocks");
@@ -293,7 +393,13 @@ public interface CandidateView {
       return this;
     }
 
-    /** Blocks the prefix cache is believed to hold, and its capacity in blocks. */
+    /**
+     * Blocks the prefix cache is believed to hold, and its capacity in blocks.
+     *
+     * @param cachedBlocks blocks believed held; {@code >= 0}
+     * @param capacityBlocks blocks the cache can hold; {@code >= 1} (default unbounded)
+     * @return this builder
+     */
     public Builder cache(long cachedBlocks, long capacityBlocks) {
       set = Checks.once(set, Option.CACHE);
       this.cachedBlocks = Checks.atLeast(cachedBlocks, 0L, "cachedBlocks");
@@ -301,7 +407,13 @@ public interface CandidateView {
       return this;
     }
 
-    /** The prefill cost here; default {@link DefaultPrefillCost}'s, the router's own default. */
+    /**
+     * The prefill cost here; default {@link DefaultPrefillCost}'s, the router's own default.
+     *
+     * @param overheadMillis fixed cost of a prefill, in milliseconds; non-negative and finite
+     * @param millisPerToken cost per missing prompt token, in milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder prefill(double overheadMillis, double millisPerToken) {
       set = Checks.once(set, Option.PREFILL);
       prefillOverheadMillis = Checks.nonNegativeFinite(overheadMillis, "prefillOverheadMillis");
@@ -309,18 +421,36 @@ public interface CandidateView {
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#adapterLoadMillis()}; default 0.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder adapterLoadMillis(double v) {
       set = Checks.once(set, Option.ADAPTER_LOAD_MILLIS);
       adapterLoadMillis = Checks.nonNegativeFinite(v, "adapterLoadMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#kvTransferMillis()}; default 0.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder kvTransferMillis(double v) {
       set = Checks.once(set, Option.KV_TRANSFER_MILLIS);
       kvTransferMillis = Checks.nonNegativeFinite(v, "kvTransferMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#kvUtilization()}; unset means unknown.
+     *
+     * @param v the used fraction, in {@code [0, 1]}
+     * @return this builder
+     */
     public Builder kvUtilization(double v) {
       set = Checks.once(set, Option.KV_UTILIZATION);
       Checks.argument(v >= 0 && v <= 1, "kvUtilization", v, "in [0, 1]");
@@ -328,30 +458,60 @@ public interface CandidateView {
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#freeKvTokens()}; unset means unknown.
+     *
+     * @param v tokens; {@code >= 0}
+     * @return this builder
+     */
     public Builder freeKvTokens(long v) {
       set = Checks.once(set, Option.FREE_KV_TOKENS);
       freeKvTokens = OptionalLong.of(Checks.atLeast(v, 0L, "freeKvTokens"));
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#unseenArrivalsPerSecond()}; default 0.
+     *
+     * @param v requests per second; non-negative and finite
+     * @return this builder
+     */
     public Builder unseenArrivalsPerSecond(double v) {
       set = Checks.once(set, Option.UNSEEN_ARRIVALS_PER_SECOND);
       unseenArrivalsPerSecond = Checks.nonNegativeFinite(v, "unseenArrivalsPerSecond");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#arrivalsPerSecond()}; default 0.
+     *
+     * @param v requests per second; non-negative and finite
+     * @return this builder
+     */
     public Builder arrivalsPerSecond(double v) {
       set = Checks.once(set, Option.ARRIVALS_PER_SECOND);
       arrivalsPerSecond = Checks.nonNegativeFinite(v, "arrivalsPerSecond");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#meanRequestCostMillis()}; default 0.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder meanRequestCostMillis(double v) {
       set = Checks.once(set, Option.MEAN_REQUEST_COST_MILLIS);
       meanRequestCostMillis = Checks.nonNegativeFinite(v, "meanRequestCostMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#cacheHitReliability()}; default 1.
+     *
+     * @param v reliability, in {@code [0, 1]}
+     * @return this builder
+     */
     public Builder cacheHitReliability(double v) {
       set = Checks.once(set, Option.CACHE_HIT_RELIABILITY);
       Checks.argument(v >= 0 && v <= 1, "cacheHitReliability", v, "in [0, 1]");
@@ -359,13 +519,23 @@ public interface CandidateView {
       return this;
     }
 
+    /**
+     * Sets {@link CandidateView#recentTtftMillis()}; unset means none measured yet.
+     *
+     * @param v milliseconds; non-negative and finite
+     * @return this builder
+     */
     public Builder recentTtftMillis(double v) {
       set = Checks.once(set, Option.RECENT_TTFT_MILLIS);
       recentTtftMillis = OptionalDouble.of(Checks.nonNegativeFinite(v, "recentTtftMillis"));
       return this;
     }
 
-    /** Builds the view; without a snapshot, a minimal READY report for model "model" is assumed. */
+    /**
+     * Builds the view; without a snapshot, a minimal READY report for model "model" is assumed.
+     *
+     * @return the immutable view
+     */
     public CandidateView build() {
       ReplicaSnapshot s = snapshot != null ? snapshot
           : ReplicaSnapshot.newBuilder().replicaId(replicaId).epoch(epoch).role(role).model("model")

@@ -18,21 +18,35 @@ public final class ConfigOrError<T> {
     this.error = error;
   }
 
+  /**
+   * A successful result holding {@code value}.
+   *
+   * @param <T> the value's type
+   * @param value the value; not null
+   * @return the result, with no error
+   */
   public static <T> ConfigOrError<T> of(T value) {
     return new ConfigOrError<>(Checks.notNull(value, "value"), null);
   }
 
-  /** An error, worded {@code key: value (expected: …)} where a key is at fault. */
+  /**
+   * An error, worded {@code key: value (expected: …)} where a key is at fault.
+   *
+   * @param <T> the type the value would have had
+   * @param error the message; not blank
+   * @return an error
+   */
   public static <T> ConfigOrError<T> error(String error) {
     return new ConfigOrError<>(null, Checks.notBlank(error, "error"));
   }
 
+  /** {@return whether this holds a value (and no error)} */
   public boolean isOk() {
     return error == null;
   }
 
   /**
-   * The value.
+   * {@return the value}
    *
    * @throws IllegalStateException carrying the error, if there is no value
    */
@@ -43,12 +57,18 @@ public final class ConfigOrError<T> {
     return value;
   }
 
-  /** The error, or the empty string when there is a value. */
+  /** {@return the error, or the empty string when there is a value} */
   public String error() {
     return error == null ? "" : error;
   }
 
-  /** Applies {@code f} to the value; an error passes through unchanged. */
+  /**
+   * Applies {@code f} to the value; an error passes through unchanged.
+   *
+   * @param <U> the mapped value's type
+   * @param f the function applied to the value
+   * @return the mapped value, or this error
+   */
   public <U> ConfigOrError<U> map(Function<? super T, ? extends U> f) {
     return error == null ? ConfigOrError.of(f.apply(value)) : ConfigOrError.error(error);
   }

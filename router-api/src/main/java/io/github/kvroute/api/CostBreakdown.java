@@ -38,16 +38,26 @@ public final class CostBreakdown {
     this.total = sum;
   }
 
-  /** No terms: the policy did not estimate a cost (the router fills in its own estimate). */
+  /**
+   * {@return the breakdown with no terms: the policy did not estimate a cost (the router fills in
+   * its own estimate)}
+   */
   public static CostBreakdown empty() {
     return EMPTY;
   }
 
-  /** A single-term breakdown. */
+  /**
+   * A single-term breakdown.
+   *
+   * @param term the term's name; not blank
+   * @param millis the term's cost in milliseconds; finite
+   * @return the breakdown
+   */
   public static CostBreakdown of(String term, double millis) {
     return newBuilder().add(term, millis).build();
   }
 
+  /** {@return an empty builder, sized for four terms (it grows past them)} */
   public static Builder newBuilder() {
     return new Builder(4);
   }
@@ -56,36 +66,55 @@ public final class CostBreakdown {
    * A builder sized for {@code expectedTerms} terms (it still grows past them): with exactly that
    * many, building copies nothing.
    *
+   * @param expectedTerms the number of terms expected; {@code >= 0}
+   * @return an empty builder
    * @throws IllegalArgumentException if {@code expectedTerms < 0}
    */
   public static Builder newBuilder(int expectedTerms) {
     return new Builder(Checks.atLeast(expectedTerms, 0, "expectedTerms"));
   }
 
+  /** {@return whether the breakdown has no terms, as {@link #empty()}} */
   public boolean isEmpty() {
     return terms.length == 0;
   }
 
-  /** Sum of all terms, in milliseconds. */
+  /** {@return sum of all terms, in milliseconds} */
   public double totalMillis() {
     return total;
   }
 
+  /** {@return the number of terms} */
   public int size() {
     return terms.length;
   }
 
-  /** Name of term {@code index}. */
+  /**
+   * Name of term {@code index}.
+   *
+   * @param index the term's position, in {@code [0, size())}
+   * @return the term's name
+   */
   public String term(int index) {
     return terms[index];
   }
 
-  /** Milliseconds of term {@code index}. */
+  /**
+   * Milliseconds of term {@code index}.
+   *
+   * @param index the term's position, in {@code [0, size())}
+   * @return the term's cost in milliseconds
+   */
   public double millis(int index) {
     return millis[index];
   }
 
-  /** Milliseconds of the named term, if present. */
+  /**
+   * Milliseconds of the named term, if present.
+   *
+   * @param term the term's name
+   * @return the term's cost in milliseconds; empty when the breakdown has no such term
+   */
   public OptionalDouble millis(String term) {
     for (int i = 0; i < terms.length; i++) {
       if (terms[i].equals(term)) {
@@ -95,7 +124,7 @@ public final class CostBreakdown {
     return OptionalDouble.empty();
   }
 
-  /** Terms in order, as an unmodifiable map. */
+  /** {@return terms in order, as an unmodifiable map} */
   public Map<String, Double> asMap() {
     Map<String, Double> m = new LinkedHashMap<>();
     for (int i = 0; i < terms.length; i++) {
@@ -141,6 +170,9 @@ public final class CostBreakdown {
     /**
      * Appends a term.
      *
+     * @param term the term's name; not blank
+     * @param millis the term's cost in milliseconds; finite
+     * @return this builder
      * @throws IllegalArgumentException if {@code millis} is NaN or infinite, or the term repeats
      */
     public Builder add(String term, double millis) {
@@ -161,6 +193,10 @@ public final class CostBreakdown {
       return this;
     }
 
+    /**
+     * {@return the breakdown of the terms added so far, in order; {@link CostBreakdown#empty()}
+     * when none}
+     */
     public CostBreakdown build() {
       if (size == 0) {
         return EMPTY;

@@ -25,6 +25,9 @@ public final class DecisionExplanation {
   }
 
   /**
+   * @param decision the decision explained
+   * @param candidates one entry per replica the router knew; copied
+   * @return the explanation
    * @throws IllegalArgumentException if a replica appears twice
    */
   public static DecisionExplanation of(RoutingDecision decision,
@@ -36,17 +39,22 @@ public final class DecisionExplanation {
     return new DecisionExplanation(decision, copy);
   }
 
-  /** The decision explained. */
+  /** {@return the decision explained} */
   public RoutingDecision decision() {
     return decision;
   }
 
-  /** Every replica the router knew, by replica id. */
+  /** {@return every replica the router knew, by replica id} */
   public List<CandidateExplanation> candidates() {
     return candidates;
   }
 
-  /** The replica's entry, if the router knew it. */
+  /**
+   * The replica's entry, if the router knew it.
+   *
+   * @param replicaId the replica's id
+   * @return its entry; empty when the router did not know it
+   */
   public Optional<CandidateExplanation> candidate(String replicaId) {
     for (CandidateExplanation c : candidates) {
       if (c.replicaId().equals(replicaId)) {

@@ -61,6 +61,8 @@ public final class KvEvent {
   /**
    * This event with the sequence number its publisher gave it, per replica and epoch.
    *
+   * @param sequence the publisher's sequence number; {@code >= 0}
+   * @return a copy numbered {@code sequence}
    * @throws IllegalArgumentException if {@code sequence} is negative
    */
   public KvEvent withSequence(long sequence) {
@@ -70,23 +72,43 @@ public final class KvEvent {
     return new KvEvent(type, replicaId, epoch, blockKeys, sequence);
   }
 
-  /** The publisher's sequence number, empty when the engine does not number its events. */
+  /** {@return the publisher's sequence number, empty when the engine does not number its events} */
   public OptionalLong sequence() {
     return sequence == NO_SEQUENCE ? OptionalLong.empty()
         : OptionalLong.of(sequence);
   }
 
-  /** Blocks with these kvroute keys became resident on the replica. */
+  /**
+   * Blocks with these kvroute keys became resident on the replica.
+   *
+   * @param replicaId the replica's id in the router
+   * @param epoch the epoch of the replica's process
+   * @param blockKeys the blocks' kvroute keys; copied
+   * @return a {@link Type#STORED} event
+   */
   public static KvEvent stored(String replicaId, long epoch, long... blockKeys) {
     return new KvEvent(Type.STORED, replicaId, epoch, Checks.notNull(blockKeys, "blockKeys").clone());
   }
 
-  /** Blocks with these kvroute keys were evicted from the replica. */
+  /**
+   * Blocks with these kvroute keys were evicted from the replica.
+   *
+   * @param replicaId the replica's id in the router
+   * @param epoch the epoch of the replica's process
+   * @param blockKeys the blocks' kvroute keys; copied
+   * @return a {@link Type#REMOVED} event
+   */
   public static KvEvent removed(String replicaId, long epoch, long... blockKeys) {
     return new KvEvent(Type.REMOVED, replicaId, epoch, Checks.notNull(blockKeys, "blockKeys").clone());
   }
 
-  /** The replica dropped its whole cache. */
+  /**
+   * The replica dropped its whole cache.
+   *
+   * @param replicaId the replica's id in the router
+   * @param epoch the epoch of the replica's process
+   * @return a {@link Type#CLEARED} event, with no blocks
+   */
   public static KvEvent cleared(String replicaId, long epoch) {
     return new KvEvent(Type.CLEARED, replicaId, epoch, NONE);
   }
@@ -94,6 +116,11 @@ public final class KvEvent {
   /**
    * {@link #stored} from engine hashes in {@code namespace}.
    *
+   * @param replicaId the replica's id in the router
+   * @param epoch the epoch of the replica's process
+   * @param namespace the unkeyed namespace the engine's hashes are mapped into
+   * @param engineHashes the engine's block hashes; read, not kept
+   * @return a {@link Type#STORED} event of the mapped keys
    * @throws IllegalArgumentException if {@code namespace} is {@linkplain CacheNamespace#keyed keyed}
    *     (engine hashes are unkeyed: exact mode cannot be keyed)
    */
@@ -105,6 +132,11 @@ public final class KvEvent {
   /**
    * {@link #removed} from engine hashes in {@code namespace}.
    *
+   * @param replicaId the replica's id in the router
+   * @param epoch the epoch of the replica's process
+   * @param namespace the unkeyed namespace the engine's hashes are mapped into
+   * @param engineHashes the engine's block hashes; read, not kept
+   * @return a {@link Type#REMOVED} event of the mapped keys
    * @throws IllegalArgumentException if {@code namespace} is {@linkplain CacheNamespace#keyed keyed}
    */
   public static KvEvent removedEngineHashes(
@@ -121,28 +153,37 @@ public final class KvEvent {
     return keys;
   }
 
+  /** {@return the kind of change} */
   public Type type() {
     return type;
   }
 
+  /** {@return the replica's id in the router} */
   public String replicaId() {
     return replicaId;
   }
 
+  /** {@return the epoch of the replica's process that published the event} */
   public long epoch() {
     return epoch;
   }
 
+  /** {@return the number of blocks in the event; 0 for {@link Type#CLEARED}} */
   public int blockCount() {
     return blockKeys.length;
   }
 
-  /** The key of block {@code index} of this event. */
+  /**
+   * The key of block {@code index} of this event.
+   *
+   * @param index the block's position in the event, in {@code [0, blockCount())}
+   * @return the block's kvroute key
+   */
   public long blockKey(int index) {
     return blockKeys[index];
   }
 
-  /** A copy of the block keys. */
+  /** {@return a copy of the block keys} */
   public long[] blockKeys() {
     return blockKeys.clone();
   }

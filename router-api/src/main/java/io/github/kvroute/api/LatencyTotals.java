@@ -14,14 +14,18 @@ import java.util.OptionalDouble;
  * <p>Immutable and thread-safe.
  */
 public record LatencyTotals(double sumSeconds, long count) {
-  /** @throws IllegalArgumentException if a value is negative or not finite, or a sum has no count */
+  /**
+   * @param sumSeconds the {@code _sum} series: total seconds observed
+   * @param count the {@code _count} series: observations
+   * @throws IllegalArgumentException if a value is negative or not finite, or a sum has no count
+   */
   public LatencyTotals {
     Checks.nonNegativeFinite(sumSeconds, "sumSeconds");
     Checks.atLeast(count, 0L, "count");
     Checks.argument(count > 0 || sumSeconds == 0, "sumSeconds", sumSeconds, "0 when count is 0");
   }
 
-  /** Mean seconds per observation; empty before the first observation. */
+  /** {@return mean seconds per observation; empty before the first observation} */
   public OptionalDouble meanSeconds() {
     return count == 0 ? OptionalDouble.empty() : OptionalDouble.of(sumSeconds / count);
   }

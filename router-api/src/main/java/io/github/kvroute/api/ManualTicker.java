@@ -18,7 +18,11 @@ public final class ManualTicker implements Ticker {
     this(0);
   }
 
-  /** Starts at {@code startNanos}. */
+  /**
+   * Starts at {@code startNanos}.
+   *
+   * @param startNanos the first reading, in nanoseconds
+   */
   public ManualTicker(long startNanos) {
     this.nanos = new AtomicLong(startNanos);
   }
@@ -31,6 +35,7 @@ public final class ManualTicker implements Ticker {
   /**
    * Moves time forward by {@code delta} nanoseconds.
    *
+   * @param delta nanoseconds; {@code >= 0}
    * @throws IllegalArgumentException if {@code delta} is negative
    */
   public void advanceNanos(long delta) {
@@ -41,6 +46,7 @@ public final class ManualTicker implements Ticker {
   /**
    * Moves time forward by {@code millis} milliseconds.
    *
+   * @param millis milliseconds; {@code >= 0}
    * @throws IllegalArgumentException if {@code millis} is negative
    */
   public void advanceMillis(long millis) {
@@ -51,6 +57,7 @@ public final class ManualTicker implements Ticker {
   /**
    * Moves time forward by {@code seconds} seconds.
    *
+   * @param seconds seconds; {@code >= 0}
    * @throws IllegalArgumentException if {@code seconds} is negative
    */
   public void advanceSeconds(long seconds) {

@@ -17,13 +17,15 @@ public enum OutcomeStatus {
   /** The request itself was bad (a 4xx other than 429): not the replica's fault. */
   CLIENT_ERROR;
 
+  /** {@return whether this is {@link #SUCCESS}} */
   public boolean isSuccess() {
     return this == SUCCESS;
   }
 
   /**
-   * Whether the outcome is evidence against the replica's health (feeds its breaker). Cancellations and
-   * client errors are not: counting them opens breakers fleet-wide for one bad client.
+   * {@return whether the outcome is evidence against the replica's health (feeds its breaker)}
+   * Cancellations and client errors are not: counting them opens breakers fleet-wide for one bad
+   * client.
    */
   public boolean countsAgainstReplica() {
     return this == REPLICA_ERROR || this == TIMEOUT || this == CONNECTION_FAILED;

@@ -31,7 +31,11 @@ public final class PolicyConfig {
     this.raw = new LinkedHashMap<>(raw);
   }
 
-  /** @throws NullPointerException if {@code raw} or one of its keys or values is null */
+  /**
+   * @param raw option names to their text values; copied
+   * @return the configuration, with no option read yet
+   * @throws NullPointerException if {@code raw} or one of its keys or values is null
+   */
   public static PolicyConfig of(Map<String, String> raw) {
     Checks.notNull(raw, "config");
     raw.forEach((k, v) -> {
@@ -41,7 +45,16 @@ public final class PolicyConfig {
     return new PolicyConfig(raw);
   }
 
-  /** A number in {@code [min, max]}, or {@code defaultValue} when absent. */
+  /**
+   * A number in {@code [min, max]}, or {@code defaultValue} when absent.
+   *
+   * @param key the option's name
+   * @param defaultValue the value when the option is absent
+   * @param min the least accepted value
+   * @param max the greatest accepted value
+   * @return the parsed value, or {@code defaultValue} when absent or invalid (an invalid one is
+   *     recorded in {@link #errors()})
+   */
   public double doubleIn(String key, double defaultValue, double min, double max) {
     String v = take(key);
     if (v == null) {
@@ -59,13 +72,31 @@ public final class PolicyConfig {
     return defaultValue;
   }
 
-  /** An integer in {@code [min, max]}, or {@code defaultValue} when absent. */
+  /**
+   * An integer in {@code [min, max]}, or {@code defaultValue} when absent.
+   *
+   * @param key the option's name
+   * @param defaultValue the value when the option is absent
+   * @param min the least accepted value
+   * @param max the greatest accepted value
+   * @return the parsed value, or {@code defaultValue} when absent or invalid (an invalid one is
+   *     recorded in {@link #errors()})
+   */
   public int intIn(String key, int defaultValue, int min, int max) {
     long l = longIn(key, defaultValue, min, max);
     return (int) l;
   }
 
-  /** A long in {@code [min, max]}, or {@code defaultValue} when absent. */
+  /**
+   * A long in {@code [min, max]}, or {@code defaultValue} when absent.
+   *
+   * @param key the option's name
+   * @param defaultValue the value when the option is absent
+   * @param min the least accepted value
+   * @param max the greatest accepted value
+   * @return the parsed value, or {@code defaultValue} when absent or invalid (an invalid one is
+   *     recorded in {@link #errors()})
+   */
   public long longIn(String key, long defaultValue, long min, long max) {
     String v = take(key);
     if (v == null) {
@@ -83,7 +114,14 @@ public final class PolicyConfig {
     return defaultValue;
   }
 
-  /** {@code true} or {@code false}, or {@code defaultValue} when absent. */
+  /**
+   * {@code true} or {@code false}, or {@code defaultValue} when absent.
+   *
+   * @param key the option's name
+   * @param defaultValue the value when the option is absent
+   * @return the parsed value (case-insensitive), or {@code defaultValue} when absent or invalid (an
+   *     invalid one is recorded in {@link #errors()})
+   */
   public boolean bool(String key, boolean defaultValue) {
     String v = take(key);
     if (v == null) {
@@ -97,7 +135,15 @@ public final class PolicyConfig {
     return defaultValue;
   }
 
-  /** One of {@code allowed}, or {@code defaultValue} when absent. */
+  /**
+   * One of {@code allowed}, or {@code defaultValue} when absent.
+   *
+   * @param key the option's name
+   * @param defaultValue the value when the option is absent
+   * @param allowed the accepted values
+   * @return the value, trimmed, or {@code defaultValue} when absent or not allowed (then recorded
+   *     in {@link #errors()})
+   */
   public String oneOf(String key, String defaultValue, Set<String> allowed) {
     String v = take(key);
     if (v == null) {
@@ -110,12 +156,21 @@ public final class PolicyConfig {
     return defaultValue;
   }
 
-  /** Adds a cross-field problem found by the caller. */
+  /**
+   * Adds a cross-field problem found by the caller.
+   *
+   * @param message the problem, worded {@code key: value (expected: ...)}; not blank
+   */
   public void addError(String message) {
     errors.add(Checks.notBlank(message, "message"));
   }
 
-  /** Problems found so far, in the order found. */
+  /**
+   * Problems found so far, in the order found.
+   *
+   * @return the recorded problems, then one for each option given but never read (unknown); a new
+   *     list
+   */
   public List<String> errors() {
     List<String> all = new ArrayList<>(errors);
     for (String k : raw.keySet()) {
@@ -126,7 +181,13 @@ public final class PolicyConfig {
     return all;
   }
 
-  /** The built value, or every problem joined into one error. */
+  /**
+   * The built value, or every problem joined into one error.
+   *
+   * @param <T> the value's type
+   * @param build makes the value; called only when there is no problem
+   * @return the value, or one error joining every problem with {@code "; "}
+   */
   public <T> ConfigOrError<T> finish(Supplier<T> build) {
     List<String> all = errors();
     if (!all.isEmpty()) {

@@ -18,31 +18,46 @@ public final class PolicyEnvironment {
     this.registry = registry;
   }
 
-  /** An environment whose registry is {@link RoutingPolicyRegistry#defaultRegistry()}. */
+  /**
+   * An environment whose registry is {@link RoutingPolicyRegistry#defaultRegistry()}.
+   *
+   * @param ticker the router's clock
+   * @param random the router's randomness
+   * @return the environment
+   */
   public static PolicyEnvironment of(Ticker ticker, RandomSource random) {
     return new PolicyEnvironment(ticker, random, null);
   }
 
-  /** An environment resolving policy names (for policies that wrap others) in {@code registry}. */
+  /**
+   * An environment resolving policy names (for policies that wrap others) in {@code registry}.
+   *
+   * @param ticker the router's clock
+   * @param random the router's randomness
+   * @param registry where wrapped policies' names are resolved; not null
+   * @return the environment
+   */
   public static PolicyEnvironment of(
       Ticker ticker, RandomSource random, RoutingPolicyRegistry registry) {
     return new PolicyEnvironment(ticker, random, Checks.notNull(registry, "registry"));
   }
 
-  /** The system clock and thread-local randomness. */
+  /** {@return the system clock and thread-local randomness} */
   public static PolicyEnvironment system() {
     return new PolicyEnvironment(Ticker.system(), RandomSource.threadLocal(), null);
   }
 
-  /** Where a policy that wraps others resolves their names: the router's registry. */
+  /** {@return where a policy that wraps others resolves their names: the router's registry} */
   public RoutingPolicyRegistry registry() {
     return registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();
   }
 
+  /** {@return the router's clock, in nanoseconds} */
   public Ticker ticker() {
     return ticker;
   }
 
+  /** {@return the router's injected randomness; policies draw from it so decisions reproduce} */
   public RandomSource random() {
     return random;
   }

@@ -53,7 +53,13 @@ public final class PromptKey {
     this.namespaceSeed = namespace == null ? 0L : namespace.seed();
   }
 
-  /** Hashes token ids in blocks of {@value #DEFAULT_BLOCK_SIZE_TOKENS}. */
+  /**
+   * Hashes token ids in blocks of {@value #DEFAULT_BLOCK_SIZE_TOKENS}.
+   *
+   * @param tokenIds the prompt's token ids; read, not kept
+   * @param namespace the cache namespace of the request's model, version and adapter
+   * @return the key; a partial last block is left unhashed
+   */
   public static PromptKey ofTokens(int[] tokenIds, CacheNamespace namespace) {
     return ofTokens(tokenIds, DEFAULT_BLOCK_SIZE_TOKENS, namespace);
   }
@@ -61,6 +67,10 @@ public final class PromptKey {
   /**
    * Hashes token ids in blocks of {@code blockSizeTokens}; a partial last block is left unhashed.
    *
+   * @param tokenIds the prompt's token ids; read, not kept
+   * @param blockSizeTokens tokens per block, as the engine's KV block size
+   * @param namespace the cache namespace of the request's model, version and adapter
+   * @return the key
    * @throws IllegalArgumentException if {@code blockSizeTokens < 1}
    */
   public static PromptKey ofTokens(int[] tokenIds, int blockSizeTokens, CacheNamespace namespace) {
@@ -80,6 +90,10 @@ public final class PromptKey {
   /**
    * Approximates a prompt from its text: blocks of {@value #DEFAULT_BLOCK_SIZE_TOKENS} x
    * {@value #DEFAULT_CHARS_PER_TOKEN} characters, token count = characters / 4 rounded up.
+   *
+   * @param text the prompt's text
+   * @param namespace the cache namespace of the request's model, version and adapter
+   * @return the approximate key
    */
   public static PromptKey ofText(CharSequence text, CacheNamespace namespace) {
     return ofText(text, DEFAULT_BLOCK_SIZE_TOKENS, DEFAULT_CHARS_PER_TOKEN, namespace);
@@ -88,6 +102,13 @@ public final class PromptKey {
   /**
    * Approximates a prompt from its text in blocks of {@code blockSizeTokens x charsPerToken} characters.
    *
+   * @param text the prompt's text
+   * @param blockSizeTokens tokens per block; {@code >= 1}
+   * @param charsPerToken characters taken for one token; {@code >= 1} (and the block at most
+   *     {@code Integer.MAX_VALUE} characters)
+   * @param namespace the cache namespace of the request's model, version and adapter
+   * @return the approximate key; the token count is the characters over {@code charsPerToken},
+   *     rounded up
    * @throws IllegalArgumentException if a size is below 1
    */
   public static PromptKey ofText(
@@ -117,6 +138,11 @@ public final class PromptKey {
    * namespace by a bijection, so distinct inputs stay distinct. The last block may be partial here
    * (Mooncake hashes it): {@code blockCount <= ceil(tokenCount / blockSizeTokens)}.
    *
+   * @param blockHashes the chained hashes, first block first; read, not kept
+   * @param blockSizeTokens tokens per block; {@code >= 1}
+   * @param tokenCount the prompt's length in tokens; {@code >= 0}
+   * @param namespace the cache namespace of the request's model, version and adapter
+   * @return the key
    * @throws IllegalArgumentException if the counts are inconsistent
    */
   public static PromptKey ofBlockHashes(
@@ -138,6 +164,9 @@ public final class PromptKey {
   /**
    * A prompt with a known length and no prefix identity (the host has neither tokens nor text to
    * hash). It never matches the prefix index; length-aware policies still see its size.
+   *
+   * @param tokenCount the prompt's length in tokens; {@code >= 0}
+   * @return a key with no blocks and no namespace
    */
   public static PromptKey unhashed(int tokenCount) {
     Checks.atLeast(tokenCount, 0, "tokenCount");
@@ -148,6 +177,9 @@ public final class PromptKey {
    * The key a hash computed elsewhere takes in {@code namespace}: the same mapping
    * {@link #ofBlockHashes} applies, for hosts translating engine KV events.
    *
+   * @param namespace an unkeyed namespace
+   * @param foreignHash an engine's block hash
+   * @return the kvroute block key of {@code foreignHash} in {@code namespace}
    * @throws IllegalArgumentException if {@code namespace} is {@linkplain CacheNamespace#keyed keyed}:
    *     engine KV events carry unkeyed hashes (exact mode cannot be keyed)
    */
@@ -156,7 +188,7 @@ public final class PromptKey {
         Checks.notNull(namespace, "namespace").requireUnkeyed().seed(), foreignHash);
   }
 
-  /** Number of hashed blocks. */
+  /** {@return number of hashed blocks} */
   public int blockCount() {
     return hashes.length;
   }
@@ -164,34 +196,37 @@ public final class PromptKey {
   /**
    * The chained hash of block {@code index}.
    *
+   * @param index the block's position, first block 0
+   * @return the block's hash, which stands for the whole prefix up to and including it
    * @throws IndexOutOfBoundsException if {@code index} is not in {@code [0, blockCount())}
    */
   public long blockHash(int index) {
     return hashes[index];
   }
 
-  /** A copy of all block hashes. */
+  /** {@return a copy of all block hashes} */
   public long[] blockHashes() {
     return hashes.clone();
   }
 
+  /** {@return tokens per hashed block} */
   public int blockSizeTokens() {
     return blockSizeTokens;
   }
 
-  /** Prompt length in tokens (estimated for {@link #ofText}). */
+  /** {@return prompt length in tokens (estimated for {@link #ofText})} */
   public int tokenCount() {
     return tokenCount;
   }
 
-  /** The seed of the namespace the chain started from; 0 for {@link #unhashed}. */
+  /** {@return the seed of the namespace the chain started from; 0 for {@link #unhashed}} */
   public long namespaceSeed() {
     return namespaceSeed;
   }
 
   /**
-   * The namespace the chain started from; empty for {@link #unhashed}, which has no chain. A
-   * {@link Request} checks it against its model, version and adapter.
+   * {@return the namespace the chain started from; empty for {@link #unhashed}, which has no chain}
+   * A {@link Request} checks it against its model, version and adapter.
    */
   public java.util.Optional<CacheNamespace> namespace() {
     return java.util.Optional.ofNullable(namespace);
@@ -205,6 +240,8 @@ public final class PromptKey {
   /**
    * Tokens covered by the first {@code blocks} hashed blocks, capped at the prompt length.
    *
+   * @param blocks a number of leading blocks; more than {@link #blockCount()} counts as all
+   * @return the tokens they cover, at most {@link #tokenCount()}
    * @throws IllegalArgumentException if {@code blocks} is negative
    */
   public int tokensInBlocks(int blocks) {

@@ -13,10 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public interface RandomSource {
 
-  /** A uniformly distributed 64-bit value. */
+  /** {@return a uniformly distributed 64-bit value} */
   long nextLong();
 
-  /** A uniformly distributed value in {@code [0, 1)}. */
+  /** {@return a uniformly distributed value in {@code [0, 1)}} */
   default double nextDouble() {
     return (nextLong() >>> 11) * 0x1.0p-53;
   }
@@ -24,6 +24,8 @@ public interface RandomSource {
   /**
    * A uniformly distributed value in {@code [0, bound)}.
    *
+   * @param bound the exclusive upper bound; {@code >= 1}
+   * @return the value
    * @throws IllegalArgumentException if {@code bound <= 0}
    */
   default int nextInt(int bound) {
@@ -35,6 +37,9 @@ public interface RandomSource {
   /**
    * A deterministic, lock-free source: SplitMix64 over an atomic counter (Steele, Lea and Flood,
    * "Fast splittable pseudorandom number generators", OOPSLA 2014).
+   *
+   * @param seed the starting state; the same seed gives the same sequence
+   * @return the source, safe for concurrent use
    */
   static RandomSource seeded(long seed) {
     AtomicLong state = new AtomicLong(seed);
@@ -46,7 +51,7 @@ public interface RandomSource {
     };
   }
 
-  /** A non-deterministic source backed by {@link ThreadLocalRandom}, for production. */
+  /** {@return a non-deterministic source backed by {@link ThreadLocalRandom}, for production} */
   static RandomSource threadLocal() {
     return () -> ThreadLocalRandom.current().nextLong();
   }

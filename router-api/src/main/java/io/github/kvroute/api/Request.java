@@ -76,11 +76,15 @@ public final class Request {
     this.arrivalNanos = b.arrivalNanos == null ? OptionalLong.empty() : OptionalLong.of(b.arrivalNanos);
   }
 
+  /** {@return a new builder; {@code id}, {@code model} and {@code prompt} are required} */
   public static Builder newBuilder() {
     return new Builder();
   }
 
-  /** A builder holding this request's values, for variations: each option may be set once more. */
+  /**
+   * {@return a builder holding this request's values, for variations: each option may be set once
+   * more}
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.id = id;
@@ -101,7 +105,7 @@ public final class Request {
   }
 
   /**
-   * The same request as its next attempt: same id, {@code attempt + 1}.
+   * {@return the same request as its next attempt: same id, {@code attempt + 1}}
    *
    * @throws IllegalStateException if this is attempt {@link Integer#MAX_VALUE}
    */
@@ -110,77 +114,98 @@ public final class Request {
     return toBuilder().attempt(attempt + 1).build();
   }
 
+  /** {@return the request's id, the same for every attempt (never blank)} */
   public String id() {
     return id;
   }
 
-  /** 1 for the first try, then 2, 3, ... for retries of the same {@link #id()}. */
+  /**
+   * {@return the attempt number: 1 for the first try, then 2, 3, ... for retries of the same
+   * {@link #id()}}
+   */
   public int attempt() {
     return attempt;
   }
 
+  /** {@return the model requested (never blank); candidates are the replicas serving it} */
   public String model() {
     return model;
   }
 
+  /** {@return the model version requested; empty when the fleet serves a single version} */
   public Optional<String> modelVersion() {
     return modelVersion;
   }
 
-  /** The LoRA adapter the request needs, if any. */
+  /** {@return the LoRA adapter the request needs, if any} */
   public Optional<String> adapter() {
     return adapter;
   }
 
+  /**
+   * {@return the conversation the request belongs to, for session affinity and canary splits; empty
+   * when the host gives none}
+   */
   public Optional<String> sessionId() {
     return sessionId;
   }
 
+  /**
+   * {@return the tenant, for per-tenant fairness under pressure; empty when the host gives none}
+   */
   public Optional<String> tenant() {
     return tenant;
   }
 
+  /** {@return the request's class under load; {@link Priority#STANDARD} unless set} */
   public Priority priority() {
     return priority;
   }
 
+  /** {@return the prompt's identity (block hashes in its cache namespace) and length} */
   public PromptKey prompt() {
     return prompt;
   }
 
-  /** Prompt length in tokens, from {@link #prompt()}. */
+  /** {@return prompt length in tokens, from {@link #prompt()}} */
   public int promptTokens() {
     return prompt.tokenCount();
   }
 
+  /** {@return the most output tokens the request may generate (at least 1; default 256)} */
   public int maxOutputTokens() {
     return maxOutputTokens;
   }
 
-  /** A prediction of the output length, when the host has one (otherwise use the maximum). */
+  /**
+   * {@return a prediction of the output length, when the host has one (otherwise use the maximum)}
+   */
   public OptionalInt expectedOutputTokens() {
     return expectedOutputTokens;
   }
 
-  /** Output tokens to plan for: the expectation when known, else the maximum. */
+  /** {@return output tokens to plan for: the expectation when known, else the maximum} */
   public int plannedOutputTokens() {
     return expectedOutputTokens.orElse(maxOutputTokens);
   }
 
-  /** The time-to-first-token objective, measured from when the client sent the request. */
+  /** {@return the time-to-first-token objective, measured from when the client sent the request} */
   public Optional<Duration> ttftBudget() {
     return ttftBudget;
   }
 
-  /** Time the request already spent before reaching the router (upstream gateways, queues). */
+  /**
+   * {@return time the request already spent before reaching the router (upstream gateways, queues)}
+   */
   public Duration upstreamElapsed() {
     return upstreamElapsed;
   }
 
   /**
-   * What is left of the TTFT budget for queueing and prefill, in milliseconds: budget minus upstream
-   * time; negative when the deadline has already passed. Empty when the request has no budget.
-   * Saturates at {@code Long.MIN_VALUE} / {@code Long.MAX_VALUE} milliseconds for absurd durations.
+   * {@return what is left of the TTFT budget for queueing and prefill, in milliseconds: budget
+   * minus upstream time; negative when the deadline has already passed} Empty when the request has
+   * no budget. Saturates at {@code Long.MIN_VALUE} / {@code Long.MAX_VALUE} milliseconds for absurd
+   * durations.
    */
   public OptionalLong remainingBudgetMillis() {
     if (ttftBudget.isEmpty()) {
@@ -194,7 +219,10 @@ public final class Request {
     }
   }
 
-  /** When the request reached the router, on the router's {@link Ticker}; empty means "now". */
+  /**
+   * {@return when the request reached the router, on the router's {@link Ticker}; empty means
+   * "now"}
+   */
   public OptionalLong arrivalNanos() {
     return arrivalNanos;
   }
@@ -232,79 +260,146 @@ public final class Request {
 
     private Builder() {}
 
-    /** Required: stable across retries. */
+    /**
+     * Required: stable across retries.
+     *
+     * @param id the request's id; not blank
+     * @return this builder
+     */
     public Builder id(String id) {
       set = Checks.once(set, Option.ID);
       this.id = Checks.notBlank(id, "id");
       return this;
     }
 
-    /** Defaults to 1. */
+    /**
+     * Defaults to 1.
+     *
+     * @param attempt the attempt number; {@code >= 1}
+     * @return this builder
+     */
     public Builder attempt(int attempt) {
       set = Checks.once(set, Option.ATTEMPT);
       this.attempt = Checks.atLeast(attempt, 1, "attempt");
       return this;
     }
 
-    /** Required. */
+    /**
+     * Required.
+     *
+     * @param model the model requested; not blank
+     * @return this builder
+     */
     public Builder model(String model) {
       set = Checks.once(set, Option.MODEL);
       this.model = Checks.notBlank(model, "model");
       return this;
     }
 
+    /**
+     * Sets the model version; unset means the fleet serves a single version.
+     *
+     * @param modelVersion the version label; not blank
+     * @return this builder
+     */
     public Builder modelVersion(String modelVersion) {
       set = Checks.once(set, Option.MODEL_VERSION);
       this.modelVersion = Checks.notBlank(modelVersion, "modelVersion");
       return this;
     }
 
+    /**
+     * Sets the LoRA adapter the request needs; unset means the base model.
+     *
+     * @param adapter the adapter's name; not blank
+     * @return this builder
+     */
     public Builder adapter(String adapter) {
       set = Checks.once(set, Option.ADAPTER);
       this.adapter = Checks.notBlank(adapter, "adapter");
       return this;
     }
 
+    /**
+     * Sets the conversation id; unset means none.
+     *
+     * @param sessionId the session's id; not blank
+     * @return this builder
+     */
     public Builder sessionId(String sessionId) {
       set = Checks.once(set, Option.SESSION_ID);
       this.sessionId = Checks.notBlank(sessionId, "sessionId");
       return this;
     }
 
+    /**
+     * Sets the tenant; unset means none (all such requests count as one tenant).
+     *
+     * @param tenant the tenant's name; not blank
+     * @return this builder
+     */
     public Builder tenant(String tenant) {
       set = Checks.once(set, Option.TENANT);
       this.tenant = Checks.notBlank(tenant, "tenant");
       return this;
     }
 
-    /** Defaults to {@link Priority#STANDARD}. */
+    /**
+     * Defaults to {@link Priority#STANDARD}.
+     *
+     * @param priority the request's class; not null
+     * @return this builder
+     */
     public Builder priority(Priority priority) {
       set = Checks.once(set, Option.PRIORITY);
       this.priority = Checks.notNull(priority, "priority");
       return this;
     }
 
-    /** Required. */
+    /**
+     * Required.
+     *
+     * @param prompt the prompt's identity and length; its namespace must be the request's model,
+     *     version and adapter
+     * @return this builder
+     */
     public Builder prompt(PromptKey prompt) {
       set = Checks.once(set, Option.PROMPT);
       this.prompt = Checks.notNull(prompt, "prompt");
       return this;
     }
 
-    /** Defaults to 256. */
+    /**
+     * Defaults to 256.
+     *
+     * @param maxOutputTokens the output limit in tokens; {@code >= 1}
+     * @return this builder
+     */
     public Builder maxOutputTokens(int maxOutputTokens) {
       set = Checks.once(set, Option.MAX_OUTPUT_TOKENS);
       this.maxOutputTokens = Checks.atLeast(maxOutputTokens, 1, "maxOutputTokens");
       return this;
     }
 
+    /**
+     * Sets the predicted output length; unset, policies plan for {@link Request#maxOutputTokens()}.
+     * At build time it must not exceed the maximum.
+     *
+     * @param expectedOutputTokens tokens; {@code >= 0}
+     * @return this builder
+     */
     public Builder expectedOutputTokens(int expectedOutputTokens) {
       set = Checks.once(set, Option.EXPECTED_OUTPUT_TOKENS);
       this.expectedOutputTokens = Checks.atLeast(expectedOutputTokens, 0, "expectedOutputTokens");
       return this;
     }
 
-    /** The TTFT objective from the client's send time; absent means no deadline. */
+    /**
+     * The TTFT objective from the client's send time; absent means no deadline.
+     *
+     * @param ttftBudget the budget; not negative
+     * @return this builder
+     */
     public Builder ttftBudget(Duration ttftBudget) {
       set = Checks.once(set, Option.TTFT_BUDGET);
       Checks.nonNegative(ttftBudget, "ttftBudget");
@@ -312,14 +407,24 @@ public final class Request {
       return this;
     }
 
-    /** Time already spent upstream; defaults to zero. */
+    /**
+     * Time already spent upstream; defaults to zero.
+     *
+     * @param upstreamElapsed the time spent before the router; not negative
+     * @return this builder
+     */
     public Builder upstreamElapsed(Duration upstreamElapsed) {
       set = Checks.once(set, Option.UPSTREAM_ELAPSED);
       this.upstreamElapsed = Checks.nonNegative(upstreamElapsed, "upstreamElapsed");
       return this;
     }
 
-    /** Arrival time on the router's {@link Ticker}; defaults to the time of routing. */
+    /**
+     * Arrival time on the router's {@link Ticker}; defaults to the time of routing.
+     *
+     * @param arrivalNanos nanoseconds on the router's ticker
+     * @return this builder
+     */
     public Builder arrivalNanos(long arrivalNanos) {
       set = Checks.once(set, Option.ARRIVAL_NANOS);
       this.arrivalNanos = arrivalNanos;

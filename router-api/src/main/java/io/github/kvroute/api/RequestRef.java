@@ -7,7 +7,11 @@ package io.github.kvroute.api;
  * @param attempt the attempt number, from 1
  */
 public record RequestRef(String requestId, int attempt) {
-  /** @throws IllegalArgumentException if the id is blank or the attempt below 1 */
+  /**
+   * @param requestId the request's stable id
+   * @param attempt the attempt number, from 1
+   * @throws IllegalArgumentException if the id is blank or the attempt below 1
+   */
   public RequestRef {
     Checks.notBlank(requestId, "requestId");
     Checks.atLeast(attempt, 1, "attempt");

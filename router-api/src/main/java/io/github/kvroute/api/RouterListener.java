@@ -22,10 +22,20 @@ import java.util.List;
  */
 public interface RouterListener {
 
-  /** After every {@code route} call, routed or rejected. */
+  /**
+   * After every {@code route} call, routed or rejected.
+   *
+   * @param request the request routed
+   * @param decision what the router decided, after admission
+   */
   default void onDecision(Request request, RoutingDecision decision) {}
 
-  /** After every {@code onOutcome} call, with what the router did with it. */
+  /**
+   * After every {@code onOutcome} call, with what the router did with it.
+   *
+   * @param outcome the outcome reported
+   * @param result what the router did with it
+   */
   default void onOutcome(Outcome outcome, UpdateResult result) {}
 
   /**
@@ -36,30 +46,66 @@ public interface RouterListener {
    * report on the router's ticker. Called just before {@link #onOutcome} for the same outcome. Attempts
    * with neither are not reported.
    *
+   * @param attempt the attempt
+   * @param replicaId the replica that served it (the decode replica of a pair)
    * @param predictedMillis the decision's predicted TTFT, in milliseconds
    * @param actualMillis the observed TTFT, in milliseconds
    */
   default void onTtftObserved(
       RequestRef attempt, String replicaId, double predictedMillis, double actualMillis) {}
 
-  /** A replica joined, changed state, or left. {@code previous} is null for a new replica. */
+  /**
+   * A replica joined, changed state, or left. {@code previous} is null for a new replica.
+   *
+   * @param replicaId the replica's id
+   * @param epoch its epoch now
+   * @param previous its state before, or {@code null} for a new replica
+   * @param current its state now
+   */
   default void onReplicaStateChanged(
       String replicaId, long epoch, ReplicaState previous, ReplicaState current) {}
 
-  /** A replica's process was replaced: its cache is cold and its old leases are orphaned. */
+  /**
+   * A replica's process was replaced: its cache is cold and its old leases are orphaned.
+   *
+   * @param replicaId the replica's id
+   * @param previousEpoch the replaced process's epoch
+   * @param epoch the new process's epoch
+   */
   default void onReplicaRestarted(String replicaId, long previousEpoch, long epoch) {}
 
   /**
    * Attempts in flight on a replica that stopped or restarted. The host should retry each with the same
    * request id and {@code attempt + 1}.
+   *
+   * @param replicaId the replica's id
+   * @param epoch the epoch the attempts were routed at
+   * @param attempts the orphaned attempts
    */
   default void onOrphaned(String replicaId, long epoch, List<RequestRef> attempts) {}
 
-  /** A lease expired with no outcome reported (a lost outcome, or a leak in the host). */
+  /**
+   * A lease expired with no outcome reported (a lost outcome, or a leak in the host).
+   *
+   * @param attempt the attempt whose lease expired
+   * @param replicaId the replica it was routed to
+   */
   default void onLeaseExpired(RequestRef attempt, String replicaId) {}
 
+  /**
+   * A replica's circuit breaker opened, half-opened or closed.
+   *
+   * @param replicaId the replica's id
+   * @param previous the breaker's state before
+   * @param current the breaker's state now
+   */
   default void onBreakerStateChanged(String replicaId, BreakerState previous, BreakerState current) {}
 
-  /** A host plugin (policy, scorer, admission controller, listener) threw; the router contained it. */
+  /**
+   * A host plugin (policy, scorer, admission controller, listener) threw; the router contained it.
+   *
+   * @param plugin the plugin's name
+   * @param error what it threw
+   */
   default void onPluginFailure(String plugin, Throwable error) {}
 }

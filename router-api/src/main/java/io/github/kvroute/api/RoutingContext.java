@@ -12,33 +12,45 @@ import java.util.function.ToDoubleFunction;
  */
 public interface RoutingContext {
 
+  /** {@return the request being routed} */
   Request request();
 
   /**
-   * Replicas that can serve the whole request ({@link ReplicaRole#MIXED}), in a stable order (by
-   * replica id). Empty when none is eligible: a policy then returns a
+   * {@return replicas that can serve the whole request ({@link ReplicaRole#MIXED}), in a stable
+   * order (by replica id)} Empty when none is eligible: a policy then returns a
    * {@link RejectReason#NO_CANDIDATES} rejection, never throws.
    */
   List<CandidateView> candidates();
 
-  /** Eligible {@link ReplicaRole#PREFILL} replicas, for disaggregated placement. */
+  /** {@return eligible {@link ReplicaRole#PREFILL} replicas, for disaggregated placement} */
   List<CandidateView> prefillCandidates();
 
-  /** Eligible {@link ReplicaRole#DECODE} replicas, for disaggregated placement. */
+  /** {@return eligible {@link ReplicaRole#DECODE} replicas, for disaggregated placement} */
   List<CandidateView> decodeCandidates();
 
-  /** The router's injected randomness; use it (not {@code Math.random}) so decisions reproduce. */
+  /**
+   * {@return the router's injected randomness; use it (not {@code Math.random}) so decisions
+   * reproduce}
+   */
   RandomSource random();
 
-  /** Now, on the router's {@link Ticker}. */
+  /** {@return the current time in nanoseconds, on the router's {@link Ticker}} */
   long nowNanos();
 
-  /** The router's cost model for this request on {@code candidate}, term by term, in milliseconds. */
+  /**
+   * The router's cost model for this request on {@code candidate}, term by term, in milliseconds.
+   *
+   * @param candidate one of this context's candidates
+   * @return the breakdown; its total is the predicted TTFT there
+   */
   CostBreakdown estimate(CandidateView candidate);
 
   /**
    * The total of {@link #estimate}: the same number, without building the breakdown (the router's
    * implementation allocates nothing), for policies that rank many candidates.
+   *
+   * @param candidate one of this context's candidates
+   * @return the predicted TTFT in milliseconds
    */
   default double estimateMillis(CandidateView candidate) {
     return estimate(candidate).totalMillis();
@@ -65,6 +77,10 @@ public interface RoutingContext {
    * Milliseconds to move the request's KV from {@code prefill} to {@code decode} over that pair's
    * link, when the host described where replicas sit; by default (and without such a description)
    * the decode view's own {@link CandidateView#kvTransferMillis()}, the same for every pair.
+   *
+   * @param prefill the prefill replica
+   * @param decode the decode replica
+   * @return milliseconds, non-negative
    */
   default double kvTransferMillis(CandidateView prefill, CandidateView decode) {
     return decode.kvTransferMillis();
@@ -76,6 +92,9 @@ public interface RoutingContext {
    * not report its KV, {@code +Infinity} when nothing says it ever will. A pair whose decode wait
    * exceeds its prefill's predicted time is not ready: its prefill would produce KV with nowhere to
    * go. This default sees no rate of freeing, so a request that does not fit now never does.
+   *
+   * @param decode the decode replica
+   * @return milliseconds: 0, a finite wait, or {@code +Infinity}
    */
   default double decodeWaitMillis(CandidateView decode) {
     if (decode.freeKvTokens().isEmpty()) {
@@ -86,10 +105,11 @@ public interface RoutingContext {
   }
 
   /**
-   * Other routers sending to the same fleet, as a multiple of this router's own traffic: the count the
-   * host configured ({@code peerRouters}), or else measured from the replicas' received-request
-   * counts; 0 for a router alone (and by default). Routers that share a fleet but not their prefix
-   * indexes place a new prefix independently unless their policies agree on where it goes.
+   * {@return how many other routers send to the same fleet, as a multiple of this router's own
+   * traffic: the count the host configured ({@code peerRouters}), or else measured from the
+   * replicas' received-request counts; 0 for a router alone (and by default)} Routers that share a
+   * fleet but not their prefix indexes place a new prefix independently unless their policies agree
+   * on where it goes.
    */
   default double peerRouters() {
     return 0;
@@ -99,13 +119,18 @@ public interface RoutingContext {
    * This context with narrowed candidate lists and everything else unchanged, for a policy that
    * filters candidates in front of another (the router still checks that the decision names one of its
    * own candidates). The lists must be taken from this context's.
+   *
+   * @param candidates the whole-request candidates to keep
+   * @param prefillCandidates the prefill candidates to keep
+   * @param decodeCandidates the decode candidates to keep
+   * @return the narrowed context
    */
   default RoutingContext withCandidates(List<CandidateView> candidates,
       List<CandidateView> prefillCandidates, List<CandidateView> decodeCandidates) {
     return new NarrowedRoutingContext(this, candidates, prefillCandidates, decodeCandidates);
   }
 
-  /** A rejection for an empty candidate list, with the standard wording. */
+  /** {@return a rejection for an empty candidate list, with the standard wording} */
   default RoutingDecision noCandidates() {
     return RoutingDecision.rejected(RejectReason.NO_CANDIDATES,
         "no eligible replica for model " + request().model(), null);

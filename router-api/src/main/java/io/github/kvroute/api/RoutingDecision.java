@@ -54,8 +54,10 @@ public final class RoutingDecision {
   /**
    * Routes the whole request to {@code chosen}.
    *
+   * @param chosen the replica to serve the request; its id, epoch and matched tokens are taken
    * @param cost the predicted time to first token, or {@link CostBreakdown#empty()} to let the router
    *     estimate it; never a weighted ranking score (see {@link #withScore})
+   * @return a routed decision
    */
   public static RoutingDecision routed(CandidateView chosen, CostBreakdown cost) {
     Checks.notNull(chosen, "chosen");
@@ -66,7 +68,10 @@ public final class RoutingDecision {
   /**
    * Routes prefill to {@code prefill} and decode to {@code decode} (disaggregated serving).
    *
+   * @param prefill the replica to prefill on; its matched tokens are taken
+   * @param decode the replica to decode on, which {@link #replicaId()} names
    * @param cost the predicted time to first token of the pair, or {@link CostBreakdown#empty()}
+   * @return a routed decision for the pair
    */
   public static RoutingDecision routedPair(
       CandidateView prefill, CandidateView decode, CostBreakdown cost) {
@@ -80,7 +85,10 @@ public final class RoutingDecision {
   /**
    * A rejection.
    *
+   * @param reason why the request was rejected; not null
+   * @param detail human-readable detail; not null
    * @param retryAfter when a retry could plausibly be admitted, or {@code null} if waiting would not help
+   * @return a rejected decision
    */
   public static RoutingDecision rejected(RejectReason reason, String detail, Duration retryAfter) {
     Checks.notNull(reason, "reason");
@@ -95,6 +103,8 @@ public final class RoutingDecision {
   /**
    * This decision with {@code cost} in place of its own (the router fills in missing estimates).
    *
+   * @param cost the predicted time to first token, by term; not null
+   * @return a copy with {@code cost}
    * @throws IllegalStateException if the decision is a rejection (rejections carry no cost)
    */
   public RoutingDecision withCost(CostBreakdown cost) {
@@ -109,6 +119,8 @@ public final class RoutingDecision {
    * policy's own units (hybrid-cost: weighted milliseconds plus externalities). For explanation only;
    * the router and admission read {@link #cost()}.
    *
+   * @param score the policy's ranking score; finite
+   * @return a copy with {@code score}
    * @throws IllegalArgumentException if {@code score} is NaN or infinite
    * @throws IllegalStateException if the decision is a rejection
    */
@@ -119,12 +131,13 @@ public final class RoutingDecision {
         matchedTokens, reason, detail, retryAfter);
   }
 
+  /** {@return whether the request was routed; {@code false} for a rejection} */
   public boolean isRouted() {
     return reason == null;
   }
 
   /**
-   * The replica that serves the request (the decode replica of a pair).
+   * {@return the replica that serves the request (the decode replica of a pair)}
    *
    * @throws IllegalStateException if the decision is a rejection
    */
@@ -133,42 +146,42 @@ public final class RoutingDecision {
     return replicaId;
   }
 
-  /** Epoch of {@link #replicaId()}; report it back in the {@link Outcome}. */
+  /** {@return epoch of {@link #replicaId()}; report it back in the {@link Outcome}} */
   public long epoch() {
     requireRouted("epoch");
     return epoch;
   }
 
-  /** The prefill replica when prefill and decode are placed separately. */
+  /** {@return the prefill replica when prefill and decode are placed separately} */
   public Optional<String> prefillReplicaId() {
     return Optional.ofNullable(prefillReplicaId);
   }
 
-  /** Epoch of the prefill replica, or -1 when there is none. */
+  /** {@return epoch of the prefill replica, or -1 when there is none} */
   public long prefillEpoch() {
     return prefillEpoch;
   }
 
   /**
-   * Predicted time to first token, by term, in milliseconds: what admission compares with the
-   * request's deadline. Empty for rejections.
+   * {@return predicted time to first token, by term, in milliseconds: what admission compares with
+   * the request's deadline} Empty for rejections.
    */
   public CostBreakdown cost() {
     return cost;
   }
 
-  /** The policy's ranking score ({@link #withScore}); empty when the policy gave none. */
+  /** {@return the policy's ranking score ({@link #withScore}); empty when the policy gave none} */
   public OptionalDouble score() {
     return Double.isNaN(score) ? OptionalDouble.empty() : OptionalDouble.of(score);
   }
 
-  /** Prompt tokens the router believes the chosen (prefill) replica already holds. */
+  /** {@return prompt tokens the router believes the chosen (prefill) replica already holds} */
   public int matchedTokens() {
     return matchedTokens;
   }
 
   /**
-   * Why the request was rejected.
+   * {@return why the request was rejected}
    *
    * @throws IllegalStateException if the decision routed the request
    */
@@ -179,12 +192,12 @@ public final class RoutingDecision {
     return reason;
   }
 
-  /** Human-readable detail of a rejection; empty string for routed decisions. */
+  /** {@return human-readable detail of a rejection; empty string for routed decisions} */
   public String detail() {
     return detail == null ? "" : detail;
   }
 
-  /** When to retry a rejected request; empty if routed, or if waiting would not help. */
+  /** {@return when to retry a rejected request; empty if routed, or if waiting would not help} */
   public Optional<Duration> retryAfter() {
     return Optional.ofNullable(retryAfter);
   }

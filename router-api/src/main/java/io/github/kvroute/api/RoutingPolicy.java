@@ -14,12 +14,21 @@ package io.github.kvroute.api;
  */
 public interface RoutingPolicy {
 
-  /** The registered policy name ({@code hybrid-cost}, {@code round-robin}, ...). */
+  /** {@return the registered policy name ({@code hybrid-cost}, {@code round-robin}, ...)} */
   String name();
 
-  /** Decides for {@code context.request()}. */
+  /**
+   * Decides for {@code context.request()}.
+   *
+   * @param context the request, its candidates and the router's estimates
+   * @return a routed decision naming one of the context's candidates, or a rejection
+   */
   RoutingDecision route(RoutingContext context);
 
-  /** Told what happened to a request this policy placed; default: ignored. */
+  /**
+   * Told what happened to a request this policy placed; default: ignored.
+   *
+   * @param outcome the outcome, as the host reported it
+   */
   default void onOutcome(Outcome outcome) {}
 }

@@ -28,22 +28,28 @@ import java.util.Map;
 public abstract class RoutingPolicyProvider {
 
   /**
-   * The policy's name: lower-case letters, digits and hyphens, starting with a letter
-   * ({@code hybrid-cost}).
+   * {@return the policy's name: lower-case letters, digits and hyphens, starting with a letter
+   * ({@code hybrid-cost})}
    */
   public abstract String policyName();
 
-  /** 0 to 10; the highest wins among providers of one name. Default 5. */
+  /**
+   * {@return this provider's priority, 0 to 10; the highest wins among providers of one name}
+   * Default 5.
+   */
   public int priority() {
     return 5;
   }
 
-  /** Whether this provider can be used in this environment (for example, an optional dependency). */
+  /**
+   * {@return whether this provider can be used in this environment (for example, an optional
+   * dependency)}
+   */
   public boolean isAvailable() {
     return true;
   }
 
-  /** One line saying what the policy does, for listings. */
+  /** {@return one line saying what the policy does, for listings} */
   public String description() {
     return "";
   }
@@ -52,6 +58,8 @@ public abstract class RoutingPolicyProvider {
    * Parses {@code config} and creates a policy.
    *
    * @return the policy, or an error naming the offending key and its expected range
+   * @param config the policy's options, by name
+   * @param environment the router's clock, randomness and registry
    */
   public abstract ConfigOrError<RoutingPolicy> newPolicy(
       Map<String, String> config, PolicyEnvironment environment);

@@ -47,14 +47,14 @@ public final class RoutingPolicyRegistry {
 
   private RoutingPolicyRegistry() {}
 
-  /** An empty registry (for hosts that want full control, and for tests). */
+  /** {@return an empty registry (for hosts that want full control, and for tests)} */
   public static RoutingPolicyRegistry newRegistry() {
     return new RoutingPolicyRegistry();
   }
 
   /**
-   * The process-wide registry, loaded on first use from the class loader of this class and, if
-   * different, the thread's context class loader.
+   * {@return the process-wide registry, loaded on first use from the class loader of this class
+   * and, if different, the thread's context class loader}
    */
   public static synchronized RoutingPolicyRegistry defaultRegistry() {
     if (defaultRegistry == null) {
@@ -73,7 +73,12 @@ public final class RoutingPolicyRegistry {
     return defaultRegistry;
   }
 
-  /** A new registry holding the providers {@code loader} can see. */
+  /**
+   * A new registry holding the providers {@code loader} can see.
+   *
+   * @param loader the class loader searched for {@link RoutingPolicyProvider} services
+   * @return the registry
+   */
   public static RoutingPolicyRegistry load(ClassLoader loader) {
     RoutingPolicyRegistry r = new RoutingPolicyRegistry();
     r.loadFrom(Checks.notNull(loader, "loader"));
@@ -113,6 +118,8 @@ public final class RoutingPolicyRegistry {
   /**
    * Adds a provider. An unavailable or invalid provider is kept out of the effective set (and recorded
    * in {@link #loadErrors()} when invalid), exactly as discovery would.
+   *
+   * @param provider the provider; not null
    */
   public synchronized void register(RoutingPolicyProvider provider) {
     Checks.notNull(provider, "provider");
@@ -120,34 +127,52 @@ public final class RoutingPolicyRegistry {
     refresh();
   }
 
-  /** Removes a provider; the next best for its name, if any, becomes effective. */
+  /**
+   * Removes a provider; the next best for its name, if any, becomes effective.
+   *
+   * @param provider the provider, as registered or loaded
+   */
   public synchronized void deregister(RoutingPolicyProvider provider) {
     all.remove(Checks.notNull(provider, "provider"));
     refresh();
   }
 
-  /** The effective provider for {@code name}. */
+  /**
+   * The effective provider for {@code name}.
+   *
+   * @param name the policy's name
+   * @return the provider of the highest priority among the available ones; empty when none
+   */
   public Optional<RoutingPolicyProvider> provider(String name) {
     return Optional.ofNullable(effective.get(name));
   }
 
-  /** Names with an effective provider, sorted. */
+  /** {@return names with an effective provider, sorted} */
   public SortedSet<String> policyNames() {
     return Collections.unmodifiableSortedSet(new TreeSet<>(effective.keySet()));
   }
 
-  /** Effective providers, sorted by name. */
+  /** {@return effective providers, sorted by name} */
   public List<RoutingPolicyProvider> providers() {
     return List.copyOf(effective.values());
   }
 
-  /** Problems met while loading or registering providers, for diagnostics. */
+  /**
+   * Problems met while loading or registering providers, for diagnostics.
+   *
+   * @return the problems, oldest first; a copy
+   */
   public synchronized List<String> loadErrors() {
     return List.copyOf(loadErrors);
   }
 
   /**
    * Creates the named policy. An unknown name, or a provider that throws, is an error value.
+   *
+   * @param name the policy's registered name
+   * @param config the policy's options; keys and values not null
+   * @param environment the router's clock, randomness and registry
+   * @return the policy, or an error naming what is wrong
    */
   public ConfigOrError<RoutingPolicy> newPolicy(
       String name, Map<String, String> config, PolicyEnvironment environment) {

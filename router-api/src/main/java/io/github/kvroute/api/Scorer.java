@@ -9,7 +9,7 @@ package io.github.kvroute.api;
  */
 public interface Scorer {
 
-  /** Short, stable name used in cost breakdowns ({@code queue}, {@code prefill}, ...). */
+  /** {@return short, stable name used in cost breakdowns ({@code queue}, {@code prefill}, ...)} */
   String name();
 
   /**
@@ -17,6 +17,10 @@ public interface Scorer {
    * to veto the candidate (the router then never routes this request there). NaN or a negative
    * value is a plugin failure, as is an exception: the router counts and logs it, and the term
    * counts 0.
+   *
+   * @param request the request being routed
+   * @param candidate the replica scored
+   * @return milliseconds, or {@code +Infinity} to veto
    */
   double costMillis(Request request, CandidateView candidate);
 }

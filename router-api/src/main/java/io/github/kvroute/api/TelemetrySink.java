@@ -8,9 +8,19 @@ package io.github.kvroute.api;
  */
 public interface TelemetrySink {
 
-  /** Applies a replica report; an older epoch or an older observation is ignored and said so. */
+  /**
+   * Applies a replica report; an older epoch or an older observation is ignored and said so.
+   *
+   * @param snapshot the report
+   * @return what was done with it
+   */
   UpdateResult onSnapshot(ReplicaSnapshot snapshot);
 
-  /** Applies a KV-cache change; an older epoch is ignored and said so. */
+  /**
+   * Applies a KV-cache change; an older epoch is ignored and said so.
+   *
+   * @param event the change
+   * @return what was done with it
+   */
   UpdateResult onKvEvent(KvEvent event);
 }

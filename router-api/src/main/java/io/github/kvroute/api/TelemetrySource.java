@@ -11,6 +11,11 @@ package io.github.kvroute.api;
 @FunctionalInterface
 public interface TelemetrySource {
 
-  /** Starts delivering to {@code sink}; closing the returned handle stops delivery. */
+  /**
+   * Starts delivering to {@code sink}; closing the returned handle stops delivery.
+   *
+   * @param sink where reports and events go
+   * @return the subscription; close it to stop
+   */
   AutoCloseable subscribe(TelemetrySink sink);
 }

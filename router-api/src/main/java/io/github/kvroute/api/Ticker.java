@@ -13,10 +13,10 @@ package io.github.kvroute.api;
 @FunctionalInterface
 public interface Ticker {
 
-  /** Returns the current time in nanoseconds on this ticker's arbitrary origin. */
+  /** {@return the current time in nanoseconds on this ticker's arbitrary origin} */
   long read();
 
-  /** The JVM's monotonic clock, {@link System#nanoTime()}. */
+  /** {@return the JVM's monotonic clock, {@link System#nanoTime()}} */
   static Ticker system() {
     return System::nanoTime;
   }

@@ -53,6 +53,7 @@ public enum UpdateResult {
    */
   EPOCH_JUMP;
 
+  /** {@return whether this is {@link #APPLIED}} */
   public boolean isApplied() {
     return this == APPLIED;
   }

@@ -50,11 +50,18 @@ public final class Admission {
 
   private Admission() {}
 
-  /** Deadline veto on; batch work shed when the best queue exceeds 1 s. */
+  /**
+   * {@return the standard controller: deadline veto on; batch work shed when the best queue exceeds
+   * 1 s}
+   */
   public static AdmissionController standard() {
     return newBuilder().build();
   }
 
+  /**
+   * {@return a builder with the {@linkplain #standard() standard} settings, each option settable
+   * once}
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -83,7 +90,12 @@ public final class Admission {
     }
 
 
-    /** Whether to reject requests whose predicted TTFT exceeds their remaining budget. Default on. */
+    /**
+     * Whether to reject requests whose predicted TTFT exceeds their remaining budget. Default on.
+     *
+     * @param enabled {@code false} to admit requests whatever their deadline
+     * @return this builder
+     */
     public Builder deadline(boolean enabled) {
       set = SetOnce.mark(set, Option.DEADLINE);
       deadline = enabled;
@@ -93,6 +105,10 @@ public final class Admission {
     /**
      * Rejects requests of {@code priority} as overloaded when the best candidate's queue exceeds
      * {@code limit}; {@code null} removes the limit. Default: 1 s for BATCH, none otherwise.
+     *
+     * @param priority the class limited
+     * @param limit the longest queue, not negative; {@code null} for none
+     * @return this builder
      */
     public Builder queueLimit(Priority priority, Duration limit) {
       checkNotNull(priority, "priority: null (expected: non-null)");
@@ -111,6 +127,9 @@ public final class Admission {
      * predicted TTFT, with the queue calibrated by outcomes plus {@code z(confidence)} standard
      * deviations of the queue's observed spread, fits the remaining budget. 0.5 judges by the
      * calibrated mean alone. Default {@value #DEFAULT_DEADLINE_CONFIDENCE}.
+     *
+     * @param confidence the probability asked for, in {@code [0.5, 0.999]}
+     * @return this builder
      */
     public Builder deadlineConfidence(double confidence) {
       set = SetOnce.mark(set, Option.DEADLINE_CONFIDENCE);
@@ -120,7 +139,12 @@ public final class Admission {
       return this;
     }
 
-    /** The smallest retry-after a rejection carries. Default 10 ms. */
+    /**
+     * The smallest retry-after a rejection carries. Default 10 ms.
+     *
+     * @param minimum the least retry-after; not negative
+     * @return this builder
+     */
     public Builder minRetryAfter(Duration minimum) {
       set = SetOnce.mark(set, Option.MIN_RETRY_AFTER);
       checkNotNull(minimum, "minRetryAfter: null (expected: >= 0)");
@@ -135,6 +159,9 @@ public final class Admission {
      * queued, reaches its tier's limit: {@code limit} for INTERACTIVE, {@code (1 - reserve) x limit}
      * for STANDARD ({@link #interactiveReserve}), half of that for BATCH. The lowest tier is shed
      * first, and interactive traffic never while a lower tier is admitted. Default: off.
+     *
+     * @param limit the interactive tier's backlog limit; positive
+     * @return this builder
      */
     public Builder fleetBacklogLimit(Duration limit) {
       set = SetOnce.mark(set, Option.FLEET_BACKLOG_LIMIT);
@@ -149,6 +176,9 @@ public final class Admission {
      * The share of the fleet backlog limit kept for interactive traffic: standard and batch work are
      * shed before the backlog reaches it. In [0, 0.9]; default
      * {@value #DEFAULT_INTERACTIVE_RESERVE}.
+     *
+     * @param share the reserved share, in {@code [0, 0.9]}
+     * @return this builder
      */
     public Builder interactiveReserve(double share) {
       set = SetOnce.mark(set, Option.INTERACTIVE_RESERVE);
@@ -164,6 +194,10 @@ public final class Admission {
      * share of what the fleet admits; a flooding tenant keeps its share and the others theirs.
      * {@code weights} gives tenants other than weight 1 (each > 0); a request without a tenant counts
      * as tenant {@code ""}. Requires {@link #fleetBacklogLimit}.
+     *
+     * @param weights tenant names to weights, each finite and {@code > 0}; copied, possibly empty
+     *     (every tenant weighs 1)
+     * @return this builder
      */
     public Builder tenantFairness(Map<String, Double> weights) {
       set = SetOnce.mark(set, Option.TENANT_FAIRNESS);
@@ -177,6 +211,7 @@ public final class Admission {
     }
 
     /**
+     * @return the controller, thread-safe
      * @throws IllegalStateException if tenant fairness is asked for without a fleet backlog limit
      */
     public AdmissionController build() {

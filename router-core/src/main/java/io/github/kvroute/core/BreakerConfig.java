@@ -34,40 +34,55 @@ public final class BreakerConfig {
     halfOpenProbes = b.halfOpenProbes;
   }
 
+  /**
+   * {@return the defaults: a window of 20 outcomes, 10 before the rate counts, a 0.5 failure rate
+   * or 5 failures in a row to open, 30 s open, 3 probes}
+   */
   public static BreakerConfig defaults() {
     return DEFAULTS;
   }
 
+  /**
+   * {@return a builder starting from the {@linkplain #defaults() defaults}, each option settable
+   * once}
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
 
-  /** Outcomes in the sliding count window. Default 20. */
+  /** {@return outcomes in the sliding count window} Default 20. */
   public int windowSize() {
     return windowSize;
   }
 
-  /** Outcomes needed in the window before the rate can open the breaker. Default 10. */
+  /** {@return outcomes needed in the window before the rate can open the breaker} Default 10. */
   public int minimumCalls() {
     return minimumCalls;
   }
 
-  /** Failure fraction of the window that opens the breaker. Default 0.5. */
+  /** {@return failure fraction of the window that opens the breaker} Default 0.5. */
   public double failureRateThreshold() {
     return failureRateThreshold;
   }
 
-  /** Failures in a row that open the breaker regardless of the rate. Default 5. */
+  /**
+   * Failures in a row that open the breaker regardless of the rate. Default 5.
+   *
+   * @return the failures in a row, at least 1
+   */
   public int consecutiveFailures() {
     return consecutiveFailures;
   }
 
-  /** Minimum time open before probing. Default 30 s. */
+  /** {@return minimum time open before probing} Default 30 s. */
   public Duration openDuration() {
     return openDuration;
   }
 
-  /** Probe requests allowed in flight while half-open; this many successes close it. Default 3. */
+  /**
+   * {@return probe requests allowed in flight while half-open; this many successes close it}
+   * Default 3.
+   */
   public int halfOpenProbes() {
     return halfOpenProbes;
   }
@@ -90,6 +105,12 @@ public final class BreakerConfig {
     private Builder() {}
 
 
+    /**
+     * Sets {@link BreakerConfig#windowSize()}; default 20.
+     *
+     * @param v outcomes, in {@code [1, 64]}
+     * @return this builder
+     */
     public Builder windowSize(int v) {
       set = SetOnce.mark(set, Option.WINDOW_SIZE);
       checkArgument(v >= 1 && v <= 64, "windowSize: %s (expected: in [1, 64])", v);
@@ -97,6 +118,13 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * Sets {@link BreakerConfig#minimumCalls()}; default 10. At build time it must not exceed the
+     * window size.
+     *
+     * @param v outcomes; {@code >= 1}
+     * @return this builder
+     */
     public Builder minimumCalls(int v) {
       set = SetOnce.mark(set, Option.MINIMUM_CALLS);
       checkArgument(v >= 1, "minimumCalls: %s (expected: >= 1)", v);
@@ -104,6 +132,12 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * Sets {@link BreakerConfig#failureRateThreshold()}; default 0.5.
+     *
+     * @param v the failure fraction, in {@code (0, 1]}
+     * @return this builder
+     */
     public Builder failureRateThreshold(double v) {
       set = SetOnce.mark(set, Option.FAILURE_RATE_THRESHOLD);
       checkArgument(v > 0 && v <= 1, "failureRateThreshold: %s (expected: in (0, 1])", v);
@@ -111,6 +145,12 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * Sets {@link BreakerConfig#consecutiveFailures()}; default 5.
+     *
+     * @param v failures in a row; {@code >= 1}
+     * @return this builder
+     */
     public Builder consecutiveFailures(int v) {
       set = SetOnce.mark(set, Option.CONSECUTIVE_FAILURES);
       checkArgument(v >= 1, "consecutiveFailures: %s (expected: >= 1)", v);
@@ -118,6 +158,12 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * Sets {@link BreakerConfig#openDuration()}; default 30 s.
+     *
+     * @param v the wait; not negative
+     * @return this builder
+     */
     public Builder openDuration(Duration v) {
       set = SetOnce.mark(set, Option.OPEN_DURATION);
       checkArgument(v != null && !v.isNegative(), "openDuration: %s (expected: >= 0)", v);
@@ -125,6 +171,12 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * Sets {@link BreakerConfig#halfOpenProbes()}; default 3.
+     *
+     * @param v probes; {@code >= 1}
+     * @return this builder
+     */
     public Builder halfOpenProbes(int v) {
       set = SetOnce.mark(set, Option.HALF_OPEN_PROBES);
       checkArgument(v >= 1, "halfOpenProbes: %s (expected: >= 1)", v);
@@ -132,7 +184,10 @@ public final class BreakerConfig {
       return this;
     }
 
-    /** @throws IllegalArgumentException if {@code minimumCalls > windowSize} */
+    /**
+     * @return the configuration
+     * @throws IllegalArgumentException if {@code minimumCalls > windowSize}
+     */
     public BreakerConfig build() {
       checkArgument(minimumCalls <= windowSize, "minimumCalls: %s (expected: <= windowSize = %s)",
           minimumCalls, windowSize);

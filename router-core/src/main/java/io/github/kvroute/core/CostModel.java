@@ -41,60 +41,76 @@ public final class CostModel {
     idleRiskFactor = b.idleRiskFactor;
   }
 
+  /** {@return the defaults listed above} */
   public static CostModel defaults() {
     return DEFAULTS;
   }
 
+  /** {@return a builder starting from the defaults, each option settable once} */
   public static Builder newBuilder() {
     return new Builder();
   }
 
-  /** Fixed cost of any prefill. */
+  /** {@return fixed cost of any prefill} */
   public double prefillOverheadMillis() {
     return prefillOverheadMillis;
   }
 
-  /** Cost per prompt token computed, until a replica's own rate is known. */
+  /** {@return cost per prompt token computed, until a replica's own rate is known} */
   public double prefillMillisPerToken() {
     return prefillMillisPerToken;
   }
 
-  /** Foreground time to load a LoRA adapter that is not resident. */
+  /** {@return foreground time to load a LoRA adapter that is not resident} */
   public double adapterLoadMillis() {
     return adapterLoadMillis;
   }
 
-  /** KV cache bytes per token (320 KiB by default). */
+  /** {@return KV cache bytes per token (320 KiB by default)} */
   public long kvBytesPerToken() {
     return kvBytesPerToken;
   }
 
-  /** Bandwidth of a prefill-to-decode KV move. */
+  /** {@return bandwidth of a prefill-to-decode KV move} */
   public double kvTransferBytesPerSecond() {
     return kvTransferBytesPerSecond;
   }
 
-  /** Milliseconds to move {@code tokens} tokens of KV. */
+  /**
+   * Milliseconds to move {@code tokens} tokens of KV.
+   *
+   * @param tokens the tokens whose KV moves
+   * @return milliseconds at {@link #kvTransferBytesPerSecond()}, for {@link #kvBytesPerToken()}
+   *     bytes per token
+   */
   public double kvTransferMillis(long tokens) {
     return tokens * (double) kvBytesPerToken / kvTransferBytesPerSecond * 1000.0;
   }
 
-  /** Reports older than this are "unknown": the view says so and the risk term adds its penalty. */
+  /**
+   * {@return reports older than this are "unknown": the view says so and the risk term adds its
+   * penalty}
+   */
   public double staleAfterMillis() {
     return staleAfterMillis;
   }
 
-  /** Added by the risk term to a replica whose report is stale. */
+  /** {@return the penalty the risk term adds to a replica whose report is stale} */
   public double stalePenaltyMillis() {
     return stalePenaltyMillis;
   }
 
-  /** Risk weight when the replica was busy at its last report (unseen work queues behind). */
+  /**
+   * {@return risk weight when the replica was busy at its last report (unseen work queues behind)}
+   */
   public double busyRiskFactor() {
     return busyRiskFactor;
   }
 
-  /** Risk weight when the replica was idle at its last report (unseen work may be done already). */
+  /**
+   * {@return risk weight when the replica was idle at its last report (unseen work may be done
+   * already)}
+   */
   public double idleRiskFactor() {
     return idleRiskFactor;
   }
@@ -133,24 +149,49 @@ public final class CostModel {
       return v;
     }
 
+    /**
+     * Sets {@link CostModel#prefillOverheadMillis()}; default {@link DefaultPrefillCost}'s 20 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder prefillOverheadMillis(double v) {
       set = SetOnce.mark(set, Option.PREFILL_OVERHEAD_MILLIS);
       prefillOverheadMillis = finiteAtLeast(v, 0, "prefillOverheadMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CostModel#prefillMillisPerToken()}; default {@link DefaultPrefillCost}'s 0.035
+     * ms.
+     *
+     * @param v milliseconds per token; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder prefillMillisPerToken(double v) {
       set = SetOnce.mark(set, Option.PREFILL_MILLIS_PER_TOKEN);
       prefillMillisPerToken = finiteAtLeast(v, 0, "prefillMillisPerToken");
       return this;
     }
 
+    /**
+     * Sets {@link CostModel#adapterLoadMillis()}; default 800 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder adapterLoadMillis(double v) {
       set = SetOnce.mark(set, Option.ADAPTER_LOAD_MILLIS);
       adapterLoadMillis = finiteAtLeast(v, 0, "adapterLoadMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CostModel#kvBytesPerToken()}; default 320 KiB.
+     *
+     * @param v bytes per token; {@code >= 1}
+     * @return this builder
+     */
     public Builder kvBytesPerToken(long v) {
       set = SetOnce.mark(set, Option.KV_BYTES_PER_TOKEN);
       checkArgument(v >= 1, "kvBytesPerToken: %s (expected: >= 1)", v);
@@ -158,6 +199,13 @@ public final class CostModel {
       return this;
     }
 
+    /**
+     * Sets {@link CostModel#kvTransferBytesPerSecond()}; default
+     * {@link Topology#REFERENCE_BYTES_PER_SECOND} (6,000 tokens of 320 KiB in 95 ms).
+     *
+     * @param v bytes per second; finite, {@code > 0}
+     * @return this builder
+     */
     public Builder kvTransferBytesPerSecond(double v) {
       set = SetOnce.mark(set, Option.KV_TRANSFER_BYTES_PER_SECOND);
       checkArgument(v > 0 && !Double.isInfinite(v),
@@ -166,19 +214,37 @@ public final class CostModel {
       return this;
     }
 
+    /**
+     * Sets {@link CostModel#staleAfterMillis()}; default 2,000 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder staleAfterMillis(double v) {
       set = SetOnce.mark(set, Option.STALE_AFTER_MILLIS);
       staleAfterMillis = finiteAtLeast(v, 0, "staleAfterMillis");
       return this;
     }
 
+    /**
+     * Sets {@link CostModel#stalePenaltyMillis()}; default 1,000 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder stalePenaltyMillis(double v) {
       set = SetOnce.mark(set, Option.STALE_PENALTY_MILLIS);
       stalePenaltyMillis = finiteAtLeast(v, 0, "stalePenaltyMillis");
       return this;
     }
 
-    /** Risk weights for busy and idle replicas; the busy one must not be the smaller. */
+    /**
+     * Risk weights for busy and idle replicas; the busy one must not be the smaller.
+     *
+     * @param busy the weight for a replica busy at its last report; finite, {@code >= idle}
+     * @param idle the weight for a replica idle at its last report; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder riskFactors(double busy, double idle) {
       set = SetOnce.mark(set, Option.RISK_FACTORS);
       finiteAtLeast(busy, 0, "busyRiskFactor");
@@ -189,6 +255,7 @@ public final class CostModel {
       return this;
     }
 
+    /** {@return the cost model} */
     public CostModel build() {
       return new CostModel(this);
     }

@@ -36,12 +36,17 @@ public enum CostTerm {
     this.termName = termName;
   }
 
-  /** The name in breakdowns and options, for example {@code kv_pressure}. */
+  /** {@return the name in breakdowns and options, for example {@code kv_pressure}} */
   public String termName() {
     return termName;
   }
 
-  /** The standard term with {@code termName}, if any. */
+  /**
+   * The standard term with {@code termName}, if any.
+   *
+   * @param termName a term's name in cost breakdowns, such as {@code queue}
+   * @return the term; empty when no standard term has that name
+   */
   public static Optional<CostTerm> named(String termName) {
     for (CostTerm t : ALL) {
       if (t.termName.equals(termName)) {

@@ -25,32 +25,37 @@ import java.util.List;
 public final class CostTerms {
   private CostTerms() {}
 
-  /** Estimated queue wait. */
+  /** {@return the queue term: the estimated wait before prefill starts} */
   public static Scorer queue() {
     return QueueTerm.INSTANCE;
   }
 
-  /** Recompute of the missing prefix. */
+  /** {@return the prefill term: recomputing the prompt tokens not cached} */
   public static Scorer prefill() {
     return PrefillTerm.INSTANCE;
   }
 
-  /** Waiting on the running batch: 1.5 reported decode steps. */
+  /** {@return the step term: waiting on the running batch, 1.5 reported decode steps} */
   public static Scorer step() {
     return StepTerm.INSTANCE;
   }
 
-  /** Adapter load and KV transfer. */
+  /** {@return the transfer term: adapter load and KV transfer} */
   public static Scorer transfer() {
     return TransferTerm.INSTANCE;
   }
 
-  /** Staleness risk, weighted by {@code model}'s asymmetric factors. */
+  /**
+   * Staleness risk, weighted by {@code model}'s asymmetric factors.
+   *
+   * @param model the cost model whose stale threshold, penalty and risk factors apply
+   * @return the scorer
+   */
   public static Scorer risk(CostModel model) {
     return new StalenessRiskTerm(model);
   }
 
-  /** Preemption penalty under KV pressure. */
+  /** {@return preemption penalty under KV pressure} */
   public static Scorer kvPressure() {
     return KvPressureTerm.INSTANCE;
   }
@@ -58,12 +63,22 @@ public final class CostTerms {
   /**
    * The prefill term's value: {@code overhead + missing x ms_per_token}, the missing tokens being the
    * prompt less the matched prefix discounted by the replica's cache reliability.
+   *
+   * @param request the request
+   * @param candidate the replica
+   * @return milliseconds
    */
   public static double prefillMillis(io.github.kvroute.api.Request request, CandidateView candidate) {
     return PrefillTerm.prefillMillis(request.promptTokens(), candidate);
   }
 
-  /** The scorer of {@code term} under {@code model}. */
+  /**
+   * The scorer of {@code term} under {@code model}.
+   *
+   * @param term the standard term
+   * @param model the cost model (only the risk term reads it)
+   * @return the scorer
+   */
   public static Scorer of(CostTerm term, CostModel model) {
     return switch (term) {
       case QUEUE -> queue();
@@ -75,7 +90,12 @@ public final class CostTerms {
     };
   }
 
-  /** One scorer per {@link CostTerm}, in the order above. */
+  /**
+   * One scorer per {@link CostTerm}, in the order above.
+   *
+   * @param model the cost model the risk term reads
+   * @return the scorers, unmodifiable
+   */
   public static List<Scorer> standard(CostModel model) {
     ImmutableList.Builder<Scorer> terms = ImmutableList.builder();
     for (CostTerm term : CostTerm.values()) {

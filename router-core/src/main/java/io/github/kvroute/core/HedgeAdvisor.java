@@ -71,6 +71,10 @@ public final class HedgeAdvisor {
     z = NormalQuantile.of(b.confidence);
   }
 
+  /**
+   * {@return a builder: a 2% budget, a 500 ms minimum delay and 0.99 confidence unless set, each
+   * option once}
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -78,6 +82,9 @@ public final class HedgeAdvisor {
   /**
    * The advice for a routed decision: a hedge delay when a second attempt is worth its duplicate
    * prefill, otherwise none (a reason says why). Counts the request towards the budget.
+   *
+   * @param routed a routed decision
+   * @return the advice
    */
   public synchronized Advice advise(RoutingDecision routed) {
     checkNotNull(routed, "routed: null (expected: a routed decision)");
@@ -109,6 +116,9 @@ public final class HedgeAdvisor {
   /**
    * The hedge attempt of {@code request} (its next attempt, routed like a retry) if the budget allows
    * one now; empty otherwise. Call it when an advised delay passed without a first token.
+   *
+   * @param request the request whose first attempt is late
+   * @return the next attempt to route; empty when the budget is spent
    */
   public synchronized Optional<Request> startHedge(Request request) {
     checkNotNull(request, "request: null (expected: the request to hedge)");
@@ -123,6 +133,10 @@ public final class HedgeAdvisor {
   /**
    * What happened: the TTFT predicted at routing and the TTFT the client saw (from the first
    * attempt's send), and whether a hedge was started for it.
+   *
+   * @param predictedMillis the TTFT predicted at routing, in milliseconds; finite
+   * @param actualTtftMillis the TTFT the client saw, in milliseconds; finite
+   * @param hedged whether a hedge was started for the request
    */
   public synchronized void onOutcome(double predictedMillis, double actualTtftMillis,
       boolean hedged) {
@@ -145,12 +159,16 @@ public final class HedgeAdvisor {
     }
   }
 
-  /** Hedges started, ever. */
+  /**
+   * Hedges started, ever.
+   *
+   * @return the number of hedges started
+   */
   public synchronized long hedges() {
     return hedges;
   }
 
-  /** Requests advised, ever. */
+  /** {@return requests advised, ever} */
   public synchronized long advised() {
     return advised;
   }
@@ -181,7 +199,12 @@ public final class HedgeAdvisor {
 
     private Builder() {}
 
-    /** The most hedges per advised request, in (0, 0.5]. Default 0.02. */
+    /**
+     * The most hedges per advised request, in (0, 0.5]. Default 0.02.
+     *
+     * @param share hedges per advised request, in {@code (0, 0.5]}
+     * @return this builder
+     */
     public Builder budget(double share) {
       set = SetOnce.mark(set, Option.BUDGET);
       checkArgument(share > 0 && share <= 0.5, "budget: %s (expected: in (0, 0.5])", share);
@@ -189,7 +212,12 @@ public final class HedgeAdvisor {
       return this;
     }
 
-    /** The least delay from routing before a hedge. Default 500 ms. */
+    /**
+     * The least delay from routing before a hedge. Default 500 ms.
+     *
+     * @param delay the least delay; not negative
+     * @return this builder
+     */
     public Builder minDelay(Duration delay) {
       set = SetOnce.mark(set, Option.MIN_DELAY);
       checkArgument(delay != null && !delay.isNegative(), "minDelay: %s (expected: >= 0)", delay);
@@ -197,7 +225,12 @@ public final class HedgeAdvisor {
       return this;
     }
 
-    /** How sure the delay is that an on-time request has answered. In [0.5, 0.999]; default 0.99. */
+    /**
+     * How sure the delay is that an on-time request has answered. In [0.5, 0.999]; default 0.99.
+     *
+     * @param c the confidence, in {@code [0.5, 0.999]}
+     * @return this builder
+     */
     public Builder confidence(double c) {
       set = SetOnce.mark(set, Option.CONFIDENCE);
       checkArgument(c >= 0.5 && c <= 0.999, "confidence: %s (expected: in [0.5, 0.999])", c);
@@ -205,6 +238,7 @@ public final class HedgeAdvisor {
       return this;
     }
 
+    /** {@return the advisor, with nothing learnt} */
     public HedgeAdvisor build() {
       return new HedgeAdvisor(this);
     }

@@ -40,17 +40,36 @@ public final class PairSelection {
 
   private PairSelection() {}
 
-  /** Whether {@code context} has a disaggregated fleet to choose from: prefill and decode pools. */
+  /**
+   * Whether {@code context} has a disaggregated fleet to choose from: prefill and decode pools.
+   *
+   * @param context the routing context
+   * @return whether both the prefill and the decode candidates are non-empty
+   */
   public static boolean isDisaggregated(RoutingContext context) {
     return !context.prefillCandidates().isEmpty() && !context.decodeCandidates().isEmpty();
   }
 
-  /** Whether {@code decode} can hold the request's KV by the time a prefill of {@code prefillMillis} ends. */
+  /**
+   * Whether {@code decode} can hold the request's KV by the time a prefill of {@code prefillMillis}
+   * ends.
+   *
+   * @param context the routing context
+   * @param decode the decode replica
+   * @param prefillMillis the prefill's predicted time, in milliseconds
+   * @return whether the decode wait is at most {@code prefillMillis}
+   */
   public static boolean ready(RoutingContext context, CandidateView decode, double prefillMillis) {
     return context.decodeWaitMillis(decode) <= prefillMillis;
   }
 
-  /** The decode replicas ready by the end of a prefill of {@code prefillMillis}, in their order. */
+  /**
+   * The decode replicas ready by the end of a prefill of {@code prefillMillis}, in their order.
+   *
+   * @param context the routing context
+   * @param prefillMillis the prefill's predicted time, in milliseconds
+   * @return the ready decode candidates; possibly empty
+   */
   public static List<CandidateView> readyDecodes(RoutingContext context, double prefillMillis) {
     List<CandidateView> out = new ArrayList<>(context.decodeCandidates().size());
     for (CandidateView d : context.decodeCandidates()) {
@@ -67,7 +86,10 @@ public final class PairSelection {
    * to the router's seeded randomness. The decision's cost is the pair's predicted TTFT (prefill's
    * estimate plus the unweighted move), its score the ranked sum. No ready pair: {@link #noneReady}.
    *
+   * @param context the routing context, disaggregated
    * @param prefillScore the policy's ranking of a prefill replica, in milliseconds
+   * @param transferWeight the weight of the KV move in the ranking; 1 ranks by predicted TTFT
+   * @return the routed pair, or the {@link #noneReady} rejection
    */
   public static RoutingDecision leastCost(RoutingContext context,
       ToDoubleFunction<CandidateView> prefillScore, double transferWeight) {
@@ -111,6 +133,11 @@ public final class PairSelection {
   /**
    * The routed decision for {@code prefill} and {@code decode}, its cost the prefill's estimate term
    * by term plus the move ({@value #TRANSFER_TERM}).
+   *
+   * @param context the routing context
+   * @param prefill the prefill replica
+   * @param decode the decode replica
+   * @return the routed decision
    */
   public static RoutingDecision pair(RoutingContext context, CandidateView prefill,
       CandidateView decode) {
@@ -126,6 +153,9 @@ public final class PairSelection {
   /**
    * The rejection when no decode replica will be ready when any prefill ends, with a retry-after:
    * the soonest decode wait beyond the soonest prefill, or none when no decode replica will ever fit.
+   *
+   * @param context the routing context, disaggregated
+   * @return the {@code OVERLOADED} rejection
    */
   public static RoutingDecision noneReady(RoutingContext context) {
     double soonestPrefill = Double.POSITIVE_INFINITY;

@@ -23,6 +23,8 @@ public final class PrefixIndexProbe {
    * An index of {@code budgetBytes} with {@code replicas} replicas whose caches are unbounded (only
    * the budget evicts).
    *
+   * @param budgetBytes the index's memory budget, in bytes
+   * @param replicas the number of replicas; {@code >= 1}
    * @throws IllegalArgumentException if the budget is below the index's minimum or
    *     {@code replicas < 1}
    */
@@ -47,7 +49,12 @@ public final class PrefixIndexProbe {
     matched = new int[words << 6];
   }
 
-  /** Records that {@code replica} holds every block of {@code prompt} (as a KV "stored" event). */
+  /**
+   * Records that {@code replica} holds every block of {@code prompt} (as a KV "stored" event).
+   *
+   * @param replica the replica's number, in {@code [0, replicas)}
+   * @param prompt the prompt whose blocks it holds
+   */
   public void stored(int replica, PromptKey prompt) {
     index.kvStored(slots[replica], gens[replica], prompt.blockHashes());
   }
@@ -60,30 +67,38 @@ public final class PrefixIndexProbe {
   /**
    * One index walk over every replica: the number of leading blocks of {@code prompt} each replica
    * holds, indexed by slot. The array is reused by the next call.
+   *
+   * @param prompt the prompt matched
+   * @return leading blocks held, by slot (see {@link #slot}); overwritten by the next call
    */
   public int[] match(PromptKey prompt) {
     index.match(prompt, candidates, candidates.length, alive, matched);
     return matched;
   }
 
-  /** (replica, block) entries the index holds, after applying buffered writes. */
+  /** {@return (replica, block) entries the index holds, after applying buffered writes} */
   public long entries() {
     index.flush();
     return index.entryCount();
   }
 
-  /** Distinct blocks with at least one holder, after applying buffered writes. */
+  /** {@return distinct blocks with at least one holder, after applying buffered writes} */
   public long blocks() {
     index.flush();
     return index.blockCount();
   }
 
-  /** Bytes the index's arrays hold, from their actual lengths (headers not included). */
+  /** {@return bytes the index's arrays hold, from their actual lengths (headers not included)} */
   public long footprintBytes() {
     return index.footprintBytes();
   }
 
-  /** The slot of replica number {@code replica}, to read {@link #match}'s result. */
+  /**
+   * The slot of replica number {@code replica}, to read {@link #match}'s result.
+   *
+   * @param replica the replica's number, in {@code [0, replicas)}
+   * @return its index slot
+   */
   public int slot(int replica) {
     return slots[replica];
   }

@@ -116,6 +116,10 @@ public final class Router implements TelemetrySink, AutoCloseable {
         new DecisionPipeline(settings, plugins, fleet, index, leases, meanWork, counters);
   }
 
+  /**
+   * {@return a builder with the defaults: {@code hybrid-cost}, standard admission, the standard
+   * cost terms and model}
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -125,6 +129,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * decision. Report what happened through {@link #onOutcome}. Exactly one attempt of a request is
    * authoritative: routing a later attempt ends the record of an earlier one still in flight.
    *
+   * @param request the request; its prompt hashed with {@link #blockSizeTokens()} tokens per block
+   * @return the decision: routed (its replica and epoch to report back in the outcome) or rejected
    * @throws NullPointerException if {@code request} is null
    * @throws IllegalArgumentException if this attempt of the request, or a later one, is already in
    *     flight, or its prompt was hashed with a block size other than {@link #blockSizeTokens()}
@@ -150,6 +156,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * explains the decision actually made. A plugin that throws here is contained as on the request
    * path: counted in {@link RouterStats#pluginFailures()} and reported to the listeners.
    *
+   * @param request the request; its prompt hashed with {@link #blockSizeTokens()} tokens per block
+   * @return the would-be decision and every known replica's entry
    * @throws NullPointerException if {@code request} is null
    * @throws IllegalArgumentException if its prompt was hashed with a block size other than
    *     {@link #blockSizeTokens()}
@@ -164,6 +172,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * is recorded and reported to listeners exactly as by {@code route}; only the explanation is extra,
    * built before the attempt is recorded. {@code route} itself builds none.
    *
+   * @param request the request; its prompt hashed with {@link #blockSizeTokens()} tokens per block
+   * @return the explanation, whose decision is the one made
    * @throws NullPointerException if {@code request} is null
    * @throws IllegalArgumentException as {@link #route}
    */
@@ -226,6 +236,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * Closes a routed attempt and learns from it. Outcomes for unknown, already-closed or mismatched
    * attempts change nothing and say so.
    *
+   * @param outcome the attempt's outcome
+   * @return what the router did with it
    * @throws NullPointerException if {@code outcome} is null
    */
   public UpdateResult onOutcome(Outcome outcome) {
@@ -242,6 +254,10 @@ public final class Router implements TelemetrySink, AutoCloseable {
    *     {@link UpdateResult#DUPLICATE} for a repeat or a closed attempt;
    *     {@link UpdateResult#MISMATCHED_REPLICA} when routed elsewhere or to another epoch;
    *     {@link UpdateResult#UNKNOWN_REQUEST} when never routed
+   * @param requestId the request's id
+   * @param attempt the attempt number
+   * @param replicaId the decision's {@link RoutingDecision#replicaId()}
+   * @param epoch the decision's {@link RoutingDecision#epoch()}
    * @throws NullPointerException if {@code requestId} or {@code replicaId} is null
    * @throws IllegalArgumentException if {@code requestId} is blank or {@code attempt < 1}
    */
@@ -263,6 +279,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
    *     {@link UpdateResult#DUPLICATE} for a repeat, a report after the first token, or a closed
    *     attempt; {@link UpdateResult#MISMATCHED_REPLICA} when its prefill ran elsewhere, in another
    *     epoch, or it was not disaggregated; {@link UpdateResult#UNKNOWN_REQUEST} when never routed
+   * @param requestId the request's id
+   * @param attempt the attempt number
+   * @param prefillEpoch the decision's {@link RoutingDecision#prefillEpoch()}
    * @throws NullPointerException if {@code requestId} or {@code prefillReplicaId} is null
    * @throws IllegalArgumentException if {@code requestId} is blank or {@code attempt < 1}
    */
@@ -279,13 +298,14 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * reports from its last epoch are ignored.
    *
    * @return whether the replica was known
+   * @param replicaId the replica's id
    */
   public boolean removeReplica(String replicaId) {
     checkNotNull(replicaId, "replicaId: null (expected: non-null)");
     return fleet.remove(replicaId);
   }
 
-  /** The router's totals now. */
+  /** {@return the router's totals now} */
   public RouterStats stats() {
     leases.cleanUp();
     return new RouterStats(counters.routed.sum(), counters.rejectedByReason(),
@@ -296,8 +316,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
   }
 
   /**
-   * Every replica this router knows, sorted by id, as it sees them now. Costs a short lock per replica
-   * and applies the index's pending writes: for admin endpoints, not for the request path.
+   * {@return every replica this router knows, sorted by id, as it sees them now} Costs a short lock
+   * per replica and applies the index's pending writes: for admin endpoints, not for the request
+   * path.
    */
   public List<ReplicaStatus> replicas() {
     long now = ticker.read();
@@ -319,16 +340,17 @@ public final class Router implements TelemetrySink, AutoCloseable {
     return out;
   }
 
-  /** The name of the policy in use. */
+  /** {@return the name of the policy in use} */
   public String policyName() {
     return policyName;
   }
 
-  /** Tokens per prefix-index block; prompts must be hashed with the same size. */
+  /** {@return tokens per prefix-index block; prompts must be hashed with the same size} */
   public int blockSizeTokens() {
     return blockSizeTokens;
   }
 
+  /** {@return the cost model of the router's estimates} */
   public CostModel costModel() {
     return costModel;
   }
@@ -412,12 +434,23 @@ public final class Router implements TelemetrySink, AutoCloseable {
     private Builder() {}
 
 
-    /** The policy by registered name; default {@code hybrid-cost}. */
+    /**
+     * The policy by registered name; default {@code hybrid-cost}.
+     *
+     * @param name the policy's registered name
+     * @return this builder
+     */
     public Builder policy(String name) {
       return policy(name, Map.of());
     }
 
-    /** The policy by registered name, with its configuration (parsed by its provider). */
+    /**
+     * The policy by registered name, with its configuration (parsed by its provider).
+     *
+     * @param name the policy's registered name
+     * @param config its options; copied
+     * @return this builder
+     */
     public Builder policy(String name, Map<String, String> config) {
       set = SetOnce.mark(set, Option.POLICY);
       checkNotNull(name, "policy: null (expected: a registered policy name)");
@@ -430,6 +463,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     /**
      * A policy instance, bypassing the registry.
      *
+     * @param policy the policy; not null
+     * @return this builder
      * @throws IllegalStateException if a {@link #registry} was set: it would resolve nothing
      */
     public Builder policy(RoutingPolicy policy) {
@@ -444,6 +479,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
     /**
      * Where policy names are resolved; default {@link RoutingPolicyRegistry#defaultRegistry()}.
      *
+     * @param registry the registry; not null
+     * @return this builder
      * @throws IllegalStateException if a policy instance was set: the registry would resolve nothing
      */
     public Builder registry(RoutingPolicyRegistry registry) {
@@ -455,20 +492,36 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** The veto after the policy; default {@link Admission#standard()}. */
+    /**
+     * The veto after the policy; default {@link Admission#standard()}.
+     *
+     * @param admission the controller; not null
+     * @return this builder
+     */
     public Builder admission(AdmissionController admission) {
       set = SetOnce.mark(set, Option.ADMISSION);
       this.admission = checkNotNull(admission, "admission: null (expected: non-null)");
       return this;
     }
 
+    /**
+     * Sets the constants of the router's estimates; default {@link CostModel#defaults()}.
+     *
+     * @param costModel the cost model; not null
+     * @return this builder
+     */
     public Builder costModel(CostModel costModel) {
       set = SetOnce.mark(set, Option.COST_MODEL);
       this.costModel = checkNotNull(costModel, "costModel: null (expected: non-null)");
       return this;
     }
 
-    /** The terms of the router's own estimate; default {@link CostTerms#standard}. */
+    /**
+     * The terms of the router's own estimate; default {@link CostTerms#standard}.
+     *
+     * @param terms the scorers, at least one, each name once; copied
+     * @return this builder
+     */
     public Builder costTerms(List<Scorer> terms) {
       set = SetOnce.mark(set, Option.COST_TERMS);
       checkNotNull(terms, "costTerms: null (expected: a list of scorers)");
@@ -477,7 +530,12 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** Tokens per index block; prompts must be hashed with the same size. Default 16. */
+    /**
+     * Tokens per index block; prompts must be hashed with the same size. Default 16.
+     *
+     * @param tokens tokens per block; {@code >= 1}
+     * @return this builder
+     */
     public Builder blockSizeTokens(int tokens) {
       set = SetOnce.mark(set, Option.BLOCK_SIZE_TOKENS);
       checkArgument(tokens >= 1, "blockSizeTokens: %s (expected: >= 1)", tokens);
@@ -485,7 +543,12 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** Hard memory budget of the prefix index. Default 256 MiB. */
+    /**
+     * Hard memory budget of the prefix index. Default 256 MiB.
+     *
+     * @param bytes the budget; at least the index's minimum
+     * @return this builder
+     */
     public Builder indexBudgetBytes(long bytes) {
       set = SetOnce.mark(set, Option.INDEX_BUDGET_BYTES);
       checkArgument(bytes >= PrefixIndex.MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
@@ -494,7 +557,12 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** Cache size assumed for a replica that does not report its KV capacity. Default 2^20 tokens. */
+    /**
+     * Cache size assumed for a replica that does not report its KV capacity. Default 2^20 tokens.
+     *
+     * @param tokens the assumed capacity, in tokens; {@code >= 1}
+     * @return this builder
+     */
     public Builder defaultReplicaCacheTokens(long tokens) {
       set = SetOnce.mark(set, Option.DEFAULT_REPLICA_CACHE_TOKENS);
       checkArgument(tokens >= 1, "defaultReplicaCacheTokens: %s (expected: >= 1)", tokens);
@@ -502,21 +570,36 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
-    /** Time source; default {@link Ticker#system()}. Simulations inject virtual time. */
+    /**
+     * Time source; default {@link Ticker#system()}. Simulations inject virtual time.
+     *
+     * @param ticker the clock; not null
+     * @return this builder
+     */
     public Builder ticker(Ticker ticker) {
       set = SetOnce.mark(set, Option.TICKER);
       this.ticker = checkNotNull(ticker, "ticker: null (expected: non-null)");
       return this;
     }
 
-    /** Randomness for policies; default thread-local (not reproducible). */
+    /**
+     * Randomness for policies; default thread-local (not reproducible).
+     *
+     * @param random the source; not null
+     * @return this builder
+     */
     public Builder random(RandomSource random) {
       set = SetOnce.mark(set, Option.RANDOM);
       this.random = checkNotNull(random, "random: null (expected: non-null)");
       return this;
     }
 
-    /** Shorthand for {@code random(RandomSource.seeded(seed))}: reproducible decisions. */
+    /**
+     * Shorthand for {@code random(RandomSource.seeded(seed))}: reproducible decisions.
+     *
+     * @param seed the seed
+     * @return this builder
+     */
     public Builder seed(long seed) {
       return random(RandomSource.seeded(seed));
     }
@@ -527,13 +610,21 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * {@link RouterListener}). A listener that throws is contained: counted in
      * {@link RouterStats#pluginFailures()}, reported to the other listeners, and the others still
      * hear of the event.
+     *
+     * @param listener the listener; not null
+     * @return this builder
      */
     public Builder listener(RouterListener listener) {
       listeners.add(checkNotNull(listener, "listener: null (expected: non-null)"));
       return this;
     }
 
-    /** Sources the router subscribes to when built (and unsubscribes from on close). */
+    /**
+     * Sources the router subscribes to when built (and unsubscribes from on close).
+     *
+     * @param sources the sources; copied
+     * @return this builder
+     */
     public Builder telemetrySources(List<TelemetrySource> sources) {
       set = SetOnce.mark(set, Option.TELEMETRY_SOURCES);
       this.telemetrySources = ImmutableList.copyOf(checkNotNull(sources, "telemetrySources"));
@@ -549,6 +640,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * How long an attempt may stay open without an outcome, at most {@link #MAX_LEASE_TIMEOUT}.
      * Default 10 minutes. Closed attempts are remembered (to recognise duplicated outcomes) for
      * twice as long.
+     *
+     * @param timeout between 1 ms and {@link #MAX_LEASE_TIMEOUT}
+     * @return this builder
      */
     public Builder leaseTimeout(Duration timeout) {
       set = SetOnce.mark(set, Option.LEASE_TIMEOUT);
@@ -565,6 +659,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * is invisible to this router: it assumes each of them sends like itself when it replays its sends
      * onto stale reports, and prices the rest as staleness risk. Unset (the default), the router
      * measures it from the replicas' received-requests counters when they report one, else assumes 0.
+     *
+     * @param count other routers; {@code >= 0}
+     * @return this builder
      */
     public Builder peerRouters(int count) {
       set = SetOnce.mark(set, Option.PEER_ROUTERS);
@@ -573,6 +670,13 @@ public final class Router implements TelemetrySink, AutoCloseable {
       return this;
     }
 
+    /**
+     * Sets when replicas' circuit breakers open and how they recover; default
+     * {@link BreakerConfig#defaults()}.
+     *
+     * @param config the breaker configuration; not null
+     * @return this builder
+     */
     public Builder breaker(BreakerConfig config) {
       set = SetOnce.mark(set, Option.BREAKER);
       this.breakerConfig = checkNotNull(config, "breaker: null (expected: non-null)");
@@ -583,6 +687,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * Optimistic inserts (and their rollbacks) the index's write buffer holds before more are
      * dropped and counted. Default 65,536. The buffer is also bounded in bytes, to an eighth of the
      * index budget (at least 64 KiB). KV events are never buffered: their producer applies them.
+     *
+     * @param commands buffered commands; {@code >= 1}
+     * @return this builder
      */
     public Builder indexWriteBufferLimit(int commands) {
       set = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
@@ -595,6 +702,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * How far in the router's future a report's {@code observedAtNanos} may be (replica and router
      * clocks differ) before the report is ignored as {@link UpdateResult#CLOCK_SKEW}. Default 5 s;
      * at most a day.
+     *
+     * @param skew between 0 and 24 hours
+     * @return this builder
      */
     public Builder maxClockSkew(Duration skew) {
       set = SetOnce.mark(set, Option.MAX_CLOCK_SKEW);
@@ -615,6 +725,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * can never come near it), while a corrupted epoch such as 2^61 is refused. The first epoch the
      * router sees for an id has nothing to compare with and is taken as it is. At least 1, at most
      * {@link ReplicaSnapshot#MAX_EPOCH} (which refuses nothing below that).
+     *
+     * @param advance nanoseconds of epoch, in {@code [1, ReplicaSnapshot.MAX_EPOCH]}
+     * @return this builder
      */
     public Builder maxEpochAdvance(long advance) {
       set = SetOnce.mark(set, Option.MAX_EPOCH_ADVANCE);
@@ -628,6 +741,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * Where the replicas sit and how fast their links move KV, for a disaggregated fleet's pair
      * choice (the transfer from prefill to decode replica). Default {@link Topology#uniform()}:
      * every pair at the cost model's transfer bandwidth.
+     *
+     * @param topology the placement and link bandwidths; not null
+     * @return this builder
      */
     public Builder topology(Topology topology) {
       set = SetOnce.mark(set, Option.TOPOLOGY);
@@ -636,6 +752,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     }
 
     /**
+     * @return the router, subscribed to its telemetry sources
      * @throws IllegalArgumentException if the named policy is unknown or its configuration invalid
      *     (the message names the key and the expected range), or two cost terms share a name
      */

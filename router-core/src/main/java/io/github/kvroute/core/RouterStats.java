@@ -55,22 +55,48 @@ public record RouterStats(
     long kvEventGaps,
     long outOfOrderKvEvents) {
 
+  /**
+   * Copies both maps into immutable maps.
+   *
+   * @param routed route calls that returned a routed decision
+   * @param rejectedByReason route calls that returned a rejection, by reason
+   * @param outcomesByResult outcome reports, by what the router did with them
+   * @param inFlight open leases
+   * @param expired leases that timed out without an outcome
+   * @param orphaned leases ended because their replica stopped, restarted or was removed, or
+   *     because a later attempt of the same request was routed (exactly one attempt is
+   *     authoritative)
+   * @param indexEntries (replica, block) entries in the prefix index
+   * @param indexBlocks distinct blocks in the prefix index
+   * @param indexBytes estimated bytes held by the prefix index
+   * @param indexBudgetBytes the prefix index's hard budget
+   * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
+   * @param pluginFailures exceptions contained from host plugins
+   * @param droppedKvEvents KV events dropped because their replica was unknown
+   *     ({@link UpdateResult#UNKNOWN_REPLICA})
+   * @param skewedReports reports ignored because they were observed too far in the router's future
+   *     ({@link UpdateResult#CLOCK_SKEW})
+   * @param kvEventGaps gaps found in replicas' KV-event sequence numbers (events lost in transit);
+   *     each degrades its replica's index until a resync (see {@link Router#onKvEvent})
+   * @param outOfOrderKvEvents KV events dropped because their sequence number was not above the
+   *     last one applied for their replica and epoch (duplicates, late retransmissions)
+   */
   public RouterStats {
     rejectedByReason = ImmutableMap.copyOf(rejectedByReason);
     outcomesByResult = ImmutableMap.copyOf(outcomesByResult);
   }
 
-  /** All rejections. */
+  /** {@return rejections of every reason, summed} */
   public long rejected() {
     return rejectedByReason.values().stream().mapToLong(Long::longValue).sum();
   }
 
-  /** Every route call: {@code routed + rejected}. */
+  /** {@return every route call: {@code routed + rejected}} */
   public long decisions() {
     return routed + rejected();
   }
 
-  /** Outcomes that closed a lease. */
+  /** {@return outcomes that closed a lease} */
   public long outcomesApplied() {
     return outcomesByResult.getOrDefault(UpdateResult.APPLIED, 0L);
   }

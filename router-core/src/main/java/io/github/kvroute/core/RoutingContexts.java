@@ -36,6 +36,13 @@ public final class RoutingContexts {
   /**
    * Views in their role lists (by {@link CandidateView#role()}), estimated by
    * {@link CostTerms#standard} under {@code model}.
+   *
+   * @param request the request routed
+   * @param views the candidates
+   * @param random the context's random source
+   * @param nowNanos the context's time, in nanoseconds
+   * @param model the cost model of the standard terms
+   * @return the context
    */
   public static RoutingContext fixed(Request request, List<CandidateView> views, RandomSource random,
       long nowNanos, CostModel model) {
@@ -46,6 +53,14 @@ public final class RoutingContexts {
   /**
    * As {@link #fixed(Request, List, RandomSource, long, CostModel)}, with a disaggregated pair's KV
    * move priced over {@code topology}'s links.
+   *
+   * @param request the request routed
+   * @param views the candidates
+   * @param random the context's random source
+   * @param nowNanos the context's time, in nanoseconds
+   * @param model the cost model of the standard terms
+   * @param topology the placement and link bandwidths
+   * @return the context
    */
   public static RoutingContext fixed(Request request, List<CandidateView> views, RandomSource random,
       long nowNanos, CostModel model, Topology topology) {
@@ -57,6 +72,13 @@ public final class RoutingContexts {
   /**
    * Views in their role lists, estimated by {@code terms} (empty: every estimate is empty). A view
    * that a term vetoes ({@code +Infinity}) is left out, as the router leaves it out.
+   *
+   * @param request the request routed
+   * @param views the candidates
+   * @param random the context's random source
+   * @param nowNanos the context's time, in nanoseconds
+   * @param terms the cost terms whose sum is each estimate
+   * @return the context
    */
   public static RoutingContext fixed(Request request, List<CandidateView> views, RandomSource random,
       long nowNanos, List<Scorer> terms) {

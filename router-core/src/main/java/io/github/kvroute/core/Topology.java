@@ -42,21 +42,34 @@ public final class Topology {
     this.bandwidth = bandwidth;
   }
 
-  /** No placement: every pair at the cost model's transfer bandwidth. */
+  /** {@return the topology with no placement: every pair at the cost model's transfer bandwidth} */
   public static Topology uniform() {
     return UNIFORM;
   }
 
+  /**
+   * {@return a builder with no placement and the default bandwidths: the reference link on a node,
+   * half of it within a rack, an eighth across racks}
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
 
-  /** Whether this topology places nothing (every pair moves KV at the cost model's bandwidth). */
+  /**
+   * {@return whether this topology places nothing (every pair moves KV at the cost model's
+   * bandwidth)}
+   */
   public boolean isUniform() {
     return bandwidth == null;
   }
 
-  /** The class of the link from {@code prefillId} to {@code decodeId}; CROSS_RACK when unplaced. */
+  /**
+   * The class of the link from {@code prefillId} to {@code decodeId}; CROSS_RACK when unplaced.
+   *
+   * @param prefillId the prefill replica's id
+   * @param decodeId the decode replica's id
+   * @return {@code SAME_NODE}, {@code SAME_RACK} or {@code CROSS_RACK}
+   */
   public LinkClass linkClass(String prefillId, String decodeId) {
     Place a = places.get(prefillId);
     Place b = places.get(decodeId);
@@ -72,12 +85,22 @@ public final class Topology {
   /**
    * The bandwidth of the link from {@code prefillId} to {@code decodeId}, or {@code fallback} (the
    * cost model's) when this topology is uniform.
+   *
+   * @param prefillId the prefill replica's id
+   * @param decodeId the decode replica's id
+   * @param fallback the bandwidth of a uniform topology, in bytes per second
+   * @return bytes per second
    */
   public double bytesPerSecond(String prefillId, String decodeId, double fallback) {
     return bandwidth == null ? fallback : bandwidth.get(linkClass(prefillId, decodeId));
   }
 
-  /** The configured bandwidth of {@code link}; for a uniform topology, the reference link's. */
+  /**
+   * The configured bandwidth of {@code link}; for a uniform topology, the reference link's.
+   *
+   * @param link the link class
+   * @return bytes per second
+   */
   public double bytesPerSecond(LinkClass link) {
     checkNotNull(link, "link: null (expected: a link class)");
     return bandwidth == null ? REFERENCE_BYTES_PER_SECOND : bandwidth.get(link);
@@ -100,7 +123,14 @@ public final class Topology {
       bandwidth.put(LinkClass.CROSS_RACK, REFERENCE_BYTES_PER_SECOND / 8);
     }
 
-    /** Places {@code replicaId} on {@code node} in {@code rack}; placing it again is an error. */
+    /**
+     * Places {@code replicaId} on {@code node} in {@code rack}; placing it again is an error.
+     *
+     * @param replicaId the replica's id; not blank
+     * @param node the node's name; not blank
+     * @param rack the rack's name; not blank
+     * @return this builder
+     */
     public Builder place(String replicaId, String node, String rack) {
       checkArgument(replicaId != null && !replicaId.isBlank(),
           "replicaId: %s (expected: a non-blank replica id)", replicaId);
@@ -112,7 +142,13 @@ public final class Topology {
       return this;
     }
 
-    /** The measured KV transfer bandwidth of {@code link}, in bytes per second. */
+    /**
+     * The measured KV transfer bandwidth of {@code link}, in bytes per second.
+     *
+     * @param link the link class
+     * @param bytesPerSecond the bandwidth; finite, {@code > 0}
+     * @return this builder
+     */
     public Builder bandwidth(LinkClass link, double bytesPerSecond) {
       checkNotNull(link, "link: null (expected: a link class)");
       checkArgument(bytesPerSecond > 0 && !Double.isInfinite(bytesPerSecond),
@@ -121,6 +157,7 @@ public final class Topology {
       return this;
     }
 
+    /** {@return the topology; a replica not placed is priced as {@code CROSS_RACK}} */
     public Topology build() {
       return new Topology(ImmutableMap.copyOf(places), new EnumMap<>(bandwidth));
     }

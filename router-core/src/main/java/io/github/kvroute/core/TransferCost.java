@@ -12,7 +12,15 @@ package io.github.kvroute.core;
 public final class TransferCost {
   private TransferCost() {}
 
-  /** Milliseconds to move {@code tokens} tokens of {@code kvBytesPerToken} at {@code bytesPerSecond}. */
+  /**
+   * Milliseconds to move {@code tokens} tokens of {@code kvBytesPerToken} at
+   * {@code bytesPerSecond}.
+   *
+   * @param tokens the tokens whose KV moves; 0 or fewer cost nothing
+   * @param kvBytesPerToken KV bytes per token
+   * @param bytesPerSecond the link's bandwidth
+   * @return milliseconds
+   */
   public static double millis(long tokens, long kvBytesPerToken, double bytesPerSecond) {
     if (tokens <= 0) {
       return 0;
@@ -20,7 +28,16 @@ public final class TransferCost {
     return tokens * (double) kvBytesPerToken / bytesPerSecond * 1000.0;
   }
 
-  /** The move of {@code tokens} from {@code prefillId} to {@code decodeId} under the cost model. */
+  /**
+   * The move of {@code tokens} from {@code prefillId} to {@code decodeId} under the cost model.
+   *
+   * @param tokens the tokens whose KV moves
+   * @param prefillId the prefill replica's id
+   * @param decodeId the decode replica's id
+   * @param topology the link classes and bandwidths
+   * @param model the cost model, for bytes per token and the uniform bandwidth
+   * @return milliseconds
+   */
   public static double millis(long tokens, String prefillId, String decodeId, Topology topology,
       CostModel model) {
     return millis(tokens, model.kvBytesPerToken(),

@@ -43,7 +43,7 @@ public final class CapacityAtSlo {
       this.symbol = symbol;
     }
 
-    /** {@code =}, {@code >=} or {@code <}, as printed. */
+    /** {@return {@code =}, {@code >=} or {@code <}, as printed} */
     public String symbol() {
       return symbol;
     }
@@ -51,7 +51,11 @@ public final class CapacityAtSlo {
 
   /** One run of a sweep: its offered rate and the SLO attainment it reached. */
   public record Point(double offeredRps, double sloAttainment) {
-    /** @throws IllegalArgumentException if a value is not finite or out of range */
+    /**
+     * @param offeredRps the run's offered requests per second; finite, {@code > 0}
+     * @param sloAttainment the run's SLO attainment, in {@code [0, 1]}
+     * @throws IllegalArgumentException if a value is not finite or out of range
+     */
     public Point {
       checkArgument(offeredRps > 0 && Double.isFinite(offeredRps),
           "offeredRps: %s (expected: finite and > 0)", offeredRps);
@@ -71,6 +75,8 @@ public final class CapacityAtSlo {
   /**
    * The capacity read off {@code sweep}, in any order.
    *
+   * @param sweep one point per run, offered rate and SLO attainment
+   * @return the capacity and how it bounds the true one
    * @throws IllegalArgumentException if the sweep is empty
    */
   public static CapacityAtSlo of(List<Point> sweep) {
@@ -95,22 +101,28 @@ public final class CapacityAtSlo {
     return new CapacityAtSlo(byRate.get(byRate.size() - 1).offeredRps(), Bound.AT_LEAST);
   }
 
-  /** The capacity read off the runs of one policy's sweep ({@link SimulationResult#offeredRps()}). */
+  /**
+   * The capacity read off the runs of one policy's sweep ({@link SimulationResult#offeredRps()}).
+   *
+   * @param sweep the results of one policy on one scenario at several rate scales; not empty
+   * @return the capacity and how it bounds the true one
+   */
   public static CapacityAtSlo ofResults(List<SimulationResult> sweep) {
     checkNotNull(sweep, "sweep: null (expected: results)");
     return of(sweep.stream().map(r -> new Point(r.offeredRps(), r.sloAttainment())).toList());
   }
 
-  /** Requests per second (see {@link #bound()}). */
+  /** {@return requests per second (see {@link #bound()})} */
   public double rps() {
     return rps;
   }
 
+  /** {@return whether {@link #rps()} is the capacity interpolated, a lower bound, or above it} */
   public Bound bound() {
     return bound;
   }
 
-  /** {@code 12.345}, {@code >=12.345} or {@code <12.345}. */
+  /** {@return {@code 12.345}, {@code >=12.345} or {@code <12.345}} */
   public String display() {
     return (bound == Bound.WITHIN ? "" : bound.symbol())
         + String.format(Locale.ROOT, "%.3f", rps);

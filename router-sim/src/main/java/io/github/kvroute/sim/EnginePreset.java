@@ -118,59 +118,67 @@ public final class EnginePreset {
         .build();
   }
 
-  /** Every preset, the default first. */
+  /** {@return every preset, the default first} */
   public static List<EnginePreset> all() {
     return ALL;
   }
 
-  /** The preset called {@code name}, if there is one. */
+  /**
+   * The preset called {@code name}, if there is one.
+   *
+   * @param name the preset's name, such as {@code llama3-8b-h100}
+   * @return the preset; empty when none has that name
+   */
   public static Optional<EnginePreset> named(String name) {
     checkNotNull(name, "name: null (expected: an engine name)");
     return ALL.stream().filter(p -> p.name.equals(name)).findFirst();
   }
 
-  /** {@value #DEFAULT_NAME}. */
+  /** {@return {@value #DEFAULT_NAME}} */
   public static EnginePreset defaultPreset() {
     return LLAMA3_8B_H100;
   }
 
+  /** {@return the preset's name, as {@link #named} and the command line take it} */
   public String name() {
     return name;
   }
 
-  /** One line. */
+  /** {@return one line} */
   public String description() {
     return description;
   }
 
-  /** GPUs serving one replica (tensor parallel). */
+  /** {@return GPUs serving one replica (tensor parallel)} */
   public int gpus() {
     return gpus;
   }
 
-  /** BF16 weights: 2 bytes per parameter. */
+  /** {@return BF16 weights: 2 bytes per parameter} */
   public double weightBytes() {
     return parameters * 2;
   }
 
-  /** {@code layers x kvHeads x headDim x 2 (K and V) x 2 bytes}. */
+  /** {@return {@code layers x kvHeads x headDim x 2 (K and V) x 2 bytes}} */
   public long kvBytesPerToken() {
     return (long) layers * kvHeads * headDim * 2 * 2;
   }
 
-  /** The GPUs' memory vLLM leaves to KV, in tokens, rounded down to whole 16-token blocks. */
+  /**
+   * {@return the GPUs' memory vLLM leaves to KV, in tokens, rounded down to whole 16-token blocks}
+   */
   public long kvCapacityTokens() {
     double free = gpus * (GPU_MEMORY_UTILIZATION * H100_MEMORY_BYTES - RUNTIME_RESERVE_BYTES)
         - weightBytes();
     return (long) (free / kvBytesPerToken()) / BLOCK * BLOCK;
   }
 
-  /** The fitted per-step overhead, in milliseconds. */
+  /** {@return the fitted per-step overhead, in milliseconds} */
   public double stepOverheadMillis() {
     return stepOverheadMillis;
   }
 
-  /** The simulated replica's constants. */
+  /** {@return the simulated replica's constants} */
   public ReplicaModel replicaModel() {
     return replicaModel;
   }

@@ -10,6 +10,6 @@ package io.github.kvroute.sim;
  */
 public interface FleetController extends FleetProbe {
 
-  /** Replicas that should be running (started or starting) after the latest sample. */
+  /** {@return replicas that should be running (started or starting) after the latest sample} */
   int wantedReplicas();
 }

@@ -14,10 +14,14 @@ import java.util.List;
  */
 public interface FleetProbe {
 
-  /** How often to sample, in virtual milliseconds (at least 1). */
+  /** {@return how often to sample, in virtual milliseconds (at least 1)} */
   long intervalMillis();
 
-  /** One sample; the first comes one interval after the start, the last before the run ends. */
+  /**
+   * One sample; the first comes one interval after the start, the last before the run ends.
+   *
+   * @param sample the fleet now
+   */
   void sample(Sample sample);
 
   /**
@@ -34,6 +38,15 @@ public interface FleetProbe {
    */
   record Sample(long nowNanos, long arrivals, long arrivedPromptTokens, long arrivedOutputTokens,
       List<Replica> replicas) {
+    /**
+     * Copies {@code replicas} into an immutable list.
+     *
+     * @param nowNanos virtual time
+     * @param arrivals requests arrived since the start
+     * @param arrivedPromptTokens their prompt tokens
+     * @param arrivedOutputTokens their output tokens (what they will generate)
+     * @param replicas each replica, in index order
+     */
     public Sample {
       replicas = ImmutableList.copyOf(replicas);
     }
@@ -54,6 +67,19 @@ public interface FleetProbe {
    */
   record Replica(String replicaId, boolean ready, int waitingRequests, long queuedPrefillTokens,
       double kvUtilization, double estimatedQueueMillis, long cachedBlocks) {
+    /**
+     * Requires {@code kvUtilization} in {@code [0, 1]}.
+     *
+     * @param replicaId its id
+     * @param ready whether it serves (not crashed or cold-starting)
+     * @param waitingRequests requests in its waiting queue (vLLM's {@code num_requests_waiting})
+     * @param queuedPrefillTokens prompt tokens it has still to prefill
+     * @param kvUtilization share of its KV blocks in use, in [0, 1] (vLLM's
+     *     {@code kv_cache_usage_perc})
+     * @param estimatedQueueMillis the first router's estimate of a new request's queueing delay
+     *     there
+     * @param cachedBlocks blocks its prefix cache holds
+     */
     public Replica {
       checkArgument(kvUtilization >= 0 && kvUtilization <= 1,
           "kvUtilization: %s (expected: in [0, 1])", kvUtilization);

@@ -65,16 +65,22 @@ public final class ReplicaModel {
     coldStartMillis = b.coldStartMillis;
   }
 
-  /** The router's default cost constants and vLLM-like limits; see the builder for each default. */
+  /**
+   * {@return the router's default cost constants and vLLM-like limits; see the builder for each
+   * default}
+   */
   public static ReplicaModel defaults() {
     return DEFAULTS;
   }
 
+  /**
+   * {@return a builder starting from the worked-example defaults above, each option settable once}
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
 
-  /** A builder holding this model's values; each option may be set once more. */
+  /** {@return a builder holding this model's values; each option may be set once more} */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.prefillOverheadMillis = prefillOverheadMillis;
@@ -98,6 +104,9 @@ public final class ReplicaModel {
   /**
    * This engine {@code factor} times slower: every timing constant of a step (prefill, decode,
    * attention, KV reads, adapter loads) multiplied; capacities and the cold start unchanged.
+   *
+   * @param factor how many times slower; finite, {@code >= 1}
+   * @return the slowed model
    */
   public ReplicaModel slowedBy(double factor) {
     if (!(factor >= 1 && Double.isFinite(factor))) {
@@ -112,48 +121,53 @@ public final class ReplicaModel {
         .adapterLoadMillis(adapterLoadMillis * factor).build();
   }
 
+  /** {@return fixed cost of each prefill, in the step its first chunk runs (default 20 ms)} */
   public double prefillOverheadMillis() {
     return prefillOverheadMillis;
   }
 
-  /** Cost of each prompt token computed (default 0.035 ms). */
+  /** {@return cost of each prompt token computed (default 0.035 ms)} */
   public double prefillMillisPerToken() {
     return prefillMillisPerToken;
   }
 
-  /** Chunked prefill: prompt tokens computed per step, over all prefilling requests (default 4,096). */
+  /**
+   * {@return chunked prefill: prompt tokens computed per step, over all prefilling requests
+   * (default 4,096)}
+   */
   public int maxPrefillTokensPerStep() {
     return maxPrefillTokensPerStep;
   }
 
-  /** Fixed cost of a step (default 8 ms). */
+  /** {@return fixed cost of a step (default 8 ms)} */
   public double decodeBaseMillis() {
     return decodeBaseMillis;
   }
 
-  /** Cost per sequence taking part in a step (default 0.06 ms). */
+  /** {@return cost per sequence taking part in a step (default 0.06 ms)} */
   public double decodePerSequenceMillis() {
     return decodePerSequenceMillis;
   }
 
   /**
-   * Attention cost of one (query token, key token) pair computed in a prefill (default 0): a prompt of
-   * {@code n} tokens computes about {@code n^2 / 2} pairs, so long prompts cost more than linearly.
+   * {@return attention cost of one (query token, key token) pair computed in a prefill (default 0):
+   * a prompt of {@code n} tokens computes about {@code n^2 / 2} pairs, so long prompts cost more
+   * than linearly}
    */
   public double attentionMillisPerTokenPair() {
     return attentionMillisPerTokenPair;
   }
 
   /**
-   * Cost of reading one token's KV in a step (default 0): every sequence in a step reads the KV of the
-   * tokens it already holds, so steps slow down with the context the batch holds.
+   * {@return cost of reading one token's KV in a step (default 0): every sequence in a step reads
+   * the KV of the tokens it already holds, so steps slow down with the context the batch holds}
    */
   public double kvReadMillisPerToken() {
     return kvReadMillisPerToken;
   }
 
   /**
-   * Milliseconds of one engine step: the one place the step formula lives.
+   * {@return milliseconds of one engine step: the one place the step formula lives}
    *
    * @param sequences sequences taking part (decoding, or computing a prefill chunk)
    * @param prefillStarts prefills whose first chunk is in this step
@@ -168,7 +182,13 @@ public final class ReplicaModel {
         + kvReadMillisPerToken * contextTokens;
   }
 
-  /** Causal attention pairs of a chunk of {@code chunk} prompt tokens after {@code before} tokens. */
+  /**
+   * Causal attention pairs of a chunk of {@code chunk} prompt tokens after {@code before} tokens.
+   *
+   * @param before prompt tokens already computed
+   * @param chunk prompt tokens computed in this chunk
+   * @return {@code chunk x before + chunk (chunk + 1) / 2}
+   */
   public static double attentionPairs(long before, long chunk) {
     return (double) chunk * before + chunk * (chunk + 1) / 2.0;
   }
@@ -176,6 +196,9 @@ public final class ReplicaModel {
   /**
    * Milliseconds a lone prompt of {@code promptTokens} (nothing cached) takes on an idle replica until
    * its first token: its chunks of {@link #maxPrefillTokensPerStep()}, one step each.
+   *
+   * @param promptTokens the prompt's length in tokens
+   * @return virtual milliseconds
    */
   public double lonePrefillMillis(int promptTokens) {
     double ms = 0;
@@ -187,42 +210,51 @@ public final class ReplicaModel {
     return ms;
   }
 
-  /** Milliseconds of a decode-only step of {@code batch} sequences holding {@code contextTokens} in all. */
+  /**
+   * Milliseconds of a decode-only step of {@code batch} sequences holding {@code contextTokens} in
+   * all.
+   *
+   * @param batch sequences decoding
+   * @param contextTokens tokens whose KV the sequences hold, summed over the batch
+   * @return virtual milliseconds
+   */
   public double decodeStepMillis(int batch, long contextTokens) {
     return stepMillis(batch, 0, 0, 0, contextTokens);
   }
 
-  /** Running batch limit (vLLM {@code max_num_seqs}, default 256). */
+  /** {@return running batch limit (vLLM {@code max_num_seqs}, default 256)} */
   public int maxRunningSequences() {
     return maxRunningSequences;
   }
 
-  /** KV cache capacity in tokens (default 262,144). */
+  /** {@return KV cache capacity in tokens (default 262,144)} */
   public long kvCapacityTokens() {
     return kvCapacityTokens;
   }
 
-  /** KV bytes per token (default 320 KiB); informational. */
+  /** {@return KV bytes per token (default 320 KiB); informational} */
   public long kvBytesPerToken() {
     return kvBytesPerToken;
   }
 
-  /** Fraction of KV blocks admission keeps free for decode growth (default 0.01, as vLLM). */
+  /**
+   * {@return fraction of KV blocks admission keeps free for decode growth (default 0.01, as vLLM)}
+   */
   public double kvWatermark() {
     return kvWatermark;
   }
 
-  /** Foreground time to load a LoRA adapter that is not resident (default 800 ms). */
+  /** {@return foreground time to load a LoRA adapter that is not resident (default 800 ms)} */
   public double adapterLoadMillis() {
     return adapterLoadMillis;
   }
 
-  /** Adapters resident at once (default 4). */
+  /** {@return adapters resident at once (default 4)} */
   public int maxResidentAdapters() {
     return maxResidentAdapters;
   }
 
-  /** Time from a restart until the replica reports READY (default 30 s). */
+  /** {@return time from a restart until the replica reports READY (default 30 s)} */
   public long coldStartMillis() {
     return coldStartMillis;
   }
@@ -268,18 +300,36 @@ public final class ReplicaModel {
       return v;
     }
 
+    /**
+     * Sets {@link ReplicaModel#prefillOverheadMillis()}; default 20 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder prefillOverheadMillis(double v) {
       once("prefillOverheadMillis");
       prefillOverheadMillis = finite(v, "prefillOverheadMillis", false);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#prefillMillisPerToken()}; default 0.035 ms.
+     *
+     * @param v milliseconds per token; finite, {@code > 0}
+     * @return this builder
+     */
     public Builder prefillMillisPerToken(double v) {
       once("prefillMillisPerToken");
       prefillMillisPerToken = finite(v, "prefillMillisPerToken", true);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#maxPrefillTokensPerStep()}; default 4,096.
+     *
+     * @param v tokens; {@code >= 1}
+     * @return this builder
+     */
     public Builder maxPrefillTokensPerStep(int v) {
       once("maxPrefillTokensPerStep");
       checkArgument(v >= 1, "maxPrefillTokensPerStep: %s (expected: >= 1)", v);
@@ -287,30 +337,60 @@ public final class ReplicaModel {
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#decodeBaseMillis()}; default 8 ms.
+     *
+     * @param v milliseconds; finite, {@code > 0}
+     * @return this builder
+     */
     public Builder decodeBaseMillis(double v) {
       once("decodeBaseMillis");
       decodeBaseMillis = finite(v, "decodeBaseMillis", true);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#decodePerSequenceMillis()}; default 0.06 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder decodePerSequenceMillis(double v) {
       once("decodePerSequenceMillis");
       decodePerSequenceMillis = finite(v, "decodePerSequenceMillis", false);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#attentionMillisPerTokenPair()}; default 0.
+     *
+     * @param v milliseconds per pair; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder attentionMillisPerTokenPair(double v) {
       once("attentionMillisPerTokenPair");
       attentionMillisPerTokenPair = finite(v, "attentionMillisPerTokenPair", false);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#kvReadMillisPerToken()}; default 0.
+     *
+     * @param v milliseconds per token; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder kvReadMillisPerToken(double v) {
       once("kvReadMillisPerToken");
       kvReadMillisPerToken = finite(v, "kvReadMillisPerToken", false);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#maxRunningSequences()}; default 256.
+     *
+     * @param v sequences; {@code >= 1}
+     * @return this builder
+     */
     public Builder maxRunningSequences(int v) {
       once("maxRunningSequences");
       checkArgument(v >= 1, "maxRunningSequences: %s (expected: >= 1)", v);
@@ -318,6 +398,12 @@ public final class ReplicaModel {
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#kvCapacityTokens()}; default 262,144.
+     *
+     * @param v tokens; {@code >= 1}
+     * @return this builder
+     */
     public Builder kvCapacityTokens(long v) {
       once("kvCapacityTokens");
       checkArgument(v >= 1, "kvCapacityTokens: %s (expected: >= 1)", v);
@@ -325,6 +411,12 @@ public final class ReplicaModel {
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#kvBytesPerToken()}; default 320 KiB.
+     *
+     * @param v bytes; {@code >= 1}
+     * @return this builder
+     */
     public Builder kvBytesPerToken(long v) {
       once("kvBytesPerToken");
       checkArgument(v >= 1, "kvBytesPerToken: %s (expected: >= 1)", v);
@@ -332,6 +424,12 @@ public final class ReplicaModel {
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#kvWatermark()}; default 0.01.
+     *
+     * @param v the fraction, in {@code [0, 1)}
+     * @return this builder
+     */
     public Builder kvWatermark(double v) {
       once("kvWatermark");
       checkArgument(v >= 0 && v < 1, "kvWatermark: %s (expected: in [0, 1))", v);
@@ -339,12 +437,24 @@ public final class ReplicaModel {
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#adapterLoadMillis()}; default 800 ms.
+     *
+     * @param v milliseconds; finite, {@code >= 0}
+     * @return this builder
+     */
     public Builder adapterLoadMillis(double v) {
       once("adapterLoadMillis");
       adapterLoadMillis = finite(v, "adapterLoadMillis", false);
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#maxResidentAdapters()}; default 4.
+     *
+     * @param v adapters; {@code >= 1}
+     * @return this builder
+     */
     public Builder maxResidentAdapters(int v) {
       once("maxResidentAdapters");
       checkArgument(v >= 1, "maxResidentAdapters: %s (expected: >= 1)", v);
@@ -352,6 +462,12 @@ public final class ReplicaModel {
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaModel#coldStartMillis()}; default 30,000 ms.
+     *
+     * @param v milliseconds; {@code >= 0}
+     * @return this builder
+     */
     public Builder coldStartMillis(long v) {
       once("coldStartMillis");
       checkArgument(v >= 0, "coldStartMillis: %s (expected: >= 0)", v);
@@ -359,6 +475,7 @@ public final class ReplicaModel {
       return this;
     }
 
+    /** {@return the model} */
     public ReplicaModel build() {
       return new ReplicaModel(this);
     }

@@ -27,7 +27,11 @@ public final class Scenario {
    * 0): in-flight work fails, the cache is lost, a cold start follows. Immutable.
    */
   public record Restart(long atMillis, int replica) {
-    /** @throws IllegalArgumentException if a value is negative */
+    /**
+     * @param atMillis when, in virtual milliseconds from the start; {@code >= 0}
+     * @param replica the replica's index, from 0
+     * @throws IllegalArgumentException if a value is negative
+     */
     public Restart {
       checkArgument(atMillis >= 0, "atMillis: %s (expected: >= 0)", atMillis);
       checkArgument(replica >= 0, "replica: %s (expected: >= 0)", replica);
@@ -40,13 +44,19 @@ public final class Scenario {
    * {@link io.github.kvroute.advisors.CanarySplit}. Immutable.
    */
   public record Canary(String stable, String version, double share, int replicas) {
-    /** @throws IllegalArgumentException if a version is blank or the same, or a value out of range */
+    /**
+     * @param stable the version the first replicas serve; not blank
+     * @param version the canary version; not blank, not {@code stable}
+     * @param share the share of sessions sent to the canary, in {@code [0, 1]}
+     * @param replicas the canary replicas, the last ones of the fleet; {@code >= 1}
+     * @throws IllegalArgumentException if a version is blank or the same, or a value out of range
+     */
     public Canary {
       io.github.kvroute.advisors.CanarySplit.of(stable, version, share);
       checkArgument(replicas >= 1, "canary.replicas: %s (expected: >= 1)", replicas);
     }
 
-    /** The split that assigns requests to the two versions. */
+    /** {@return the split that assigns requests to the two versions} */
     public io.github.kvroute.advisors.CanarySplit split() {
       return io.github.kvroute.advisors.CanarySplit.of(stable, version, share);
     }
@@ -121,11 +131,15 @@ public final class Scenario {
     standbyReplicas = b.standbyReplicas;
   }
 
+  /** {@return a builder; a name and a workload are required} */
   public static ScenarioBuilder newBuilder() {
     return new ScenarioBuilder();
   }
 
-  /** A builder holding this scenario's values, for variations: each option may be set once more. */
+  /**
+   * {@return a builder holding this scenario's values, for variations: each option may be set once
+   * more}
+   */
   public ScenarioBuilder toBuilder() {
     ScenarioBuilder b = new ScenarioBuilder();
     b.name = name;
@@ -161,113 +175,132 @@ public final class Scenario {
     return b;
   }
 
+  /** {@return the scenario's name, as {@link Scenarios#named} and the results take it} */
   public String name() {
     return name;
   }
 
-  /** One line. */
+  /** {@return one line} */
   public String description() {
     return description;
   }
 
+  /** {@return replicas in the fleet, standby ones included} */
   public int replicas() {
     return replicas;
   }
 
-  /** Each replica's constants: the engine's, with this scenario's KV capacity when it sets one. */
+  /**
+   * {@return each replica's constants: the engine's, with this scenario's KV capacity when it sets
+   * one}
+   */
   public ReplicaModel replicaModel() {
     return replicaModel;
   }
 
+  /** {@return the traffic} */
   public Workload workload() {
     return workload;
   }
 
-  /** P: each replica reports every P ms (each with its own phase). */
+  /** {@return the report interval P: each replica reports every P ms (each with its own phase)} */
   public long telemetryIntervalMillis() {
     return telemetryIntervalMillis;
   }
 
-  /** D: a report (and a KV event) reaches the routers D ms after the replica made it. */
+  /**
+   * {@return the report delay D: a report (and a KV event) reaches the routers D ms after the
+   * replica made it}
+   */
   public long telemetryDelayMillis() {
     return telemetryDelayMillis;
   }
 
   /**
-   * Whether replicas publish KV events, putting the routers' prefix indexes in exact mode: always under
-   * {@link TelemetryProfile#VLLM_KV_EVENTS}, never under {@code vllm} or {@code sglang}, and as set by
-   * {@link ScenarioBuilder#kvEvents} under {@code instrumented}.
+   * {@return whether replicas publish KV events, putting the routers' prefix indexes in exact mode:
+   * always under {@link TelemetryProfile#VLLM_KV_EVENTS}, never under {@code vllm} or
+   * {@code sglang}, and as set by {@link ScenarioBuilder#kvEvents} under {@code instrumented}}
    */
   public boolean kvEvents() {
     return telemetry.alwaysKvEvents() || (kvEvents && telemetry.allowsKvEvents());
   }
 
-  /** What the routers are told about the replicas, and how. */
+  /** {@return what the routers are told about the replicas, and how} */
   public TelemetryProfile telemetry() {
     return telemetry;
   }
 
   /**
-   * How far the routers' prior (their configured engine constants) is from the simulated engine: each
-   * timing constant of the routers' {@code CostModel} is the engine's multiplied or divided by this
-   * factor, which way drawn from the seed per constant; 1 is exact. See {@link RouterPrior}.
+   * {@return how far the routers' prior (their configured engine constants) is from the simulated
+   * engine: each timing constant of the routers' {@code CostModel} is the engine's multiplied or
+   * divided by this factor, which way drawn from the seed per constant; 1 is exact} See
+   * {@link RouterPrior}.
    */
   public double priorErrorFactor() {
     return priorErrorFactor;
   }
 
-  /** Independent routers (gateway instances) splitting the traffic round-robin by request. */
+  /**
+   * {@return independent routers (gateway instances) splitting the traffic round-robin by request}
+   */
   public int routers() {
     return routers;
   }
 
   /**
-   * The TTFT objective of {@code goodput_rps} and {@code slo_attainment} for requests without a TTFT
-   * budget of their own (a request with one is measured against its budget).
+   * {@return the TTFT objective of {@code goodput_rps} and {@code slo_attainment} for requests
+   * without a TTFT budget of their own (a request with one is measured against its budget)}
    */
   public double ttftSloMillis() {
     return ttftSloMillis;
   }
 
-  /** Tokens per KV block, in the replicas and in the routers' prefix indexes. */
+  /** {@return tokens per KV block, in the replicas and in the routers' prefix indexes} */
   public int blockSizeTokens() {
     return blockSizeTokens;
   }
 
-  /** Requests in a run. */
+  /** {@return requests in a run} */
   public int requests() {
     return requests;
   }
 
+  /** {@return the seed of the workload, the faults and the routers' randomness} */
   public long seed() {
     return seed;
   }
 
-  /** Multiplies the workload's arrival rates (compresses a trace's time). */
+  /**
+   * Multiplies the workload's arrival rates (compresses a trace's time).
+   *
+   * @return the factor; finite, {@code > 0} (1 keeps the workload's own rates)
+   */
   public double rateScale() {
     return rateScale;
   }
 
-  /** Replica crashes during the run. */
+  /** {@return replica crashes during the run} */
   public List<Restart> restarts() {
     return restarts;
   }
 
-  /** What else goes wrong: blackouts, lost KV event batches, a slow replica, stale replays. */
+  /**
+   * {@return what else goes wrong: blackouts, lost KV event batches, a slow replica, stale replays}
+   */
   public Faults faults() {
     return faults;
   }
 
   /**
-   * The last {@code standbyReplicas} of {@link #replicas()} start parked (not serving, reporting
-   * {@code STARTING}) until a {@link FleetController} asks for them; each then serves after the
-   * engine's cold start.
+   * {@return the last {@code standbyReplicas} of {@link #replicas()} start parked (not serving,
+   * reporting {@code STARTING}) until a {@link FleetController} asks for them; each then serves
+   * after the engine's cold start}
    */
   public int standbyReplicas() {
     return standbyReplicas;
   }
 
-  /** The canary rollout, if the scenario has one. */
+  /** {@return the canary rollout, if the scenario has one} */
   public java.util.Optional<Canary> canary() {
     return java.util.Optional.ofNullable(canary);
   }
@@ -281,71 +314,77 @@ public final class Scenario {
         : canary.stable());
   }
 
-  /** Whether the simulated host retries an attempt that failed on a crashed replica (once). */
+  /**
+   * {@return whether the simulated host retries an attempt that failed on a crashed replica (once)}
+   */
   public boolean retries() {
     return retries;
   }
 
   /**
-   * How many replicas (the first ones) are disaggregated PREFILL replicas, the rest DECODE; 0 (the
-   * default) for a fleet of whole-request replicas.
+   * {@return how many replicas (the first ones) are disaggregated PREFILL replicas, the rest
+   * DECODE; 0 (the default) for a fleet of whole-request replicas}
    */
   public int prefillReplicas() {
     return prefillReplicas;
   }
 
-  /** Whether the fleet is disaggregated into prefill and decode replicas. */
+  /** {@return whether the fleet is disaggregated into prefill and decode replicas} */
   public boolean disaggregated() {
     return prefillReplicas > 0;
   }
 
   /**
-   * Where the replicas sit and how fast their links move KV: the transfer stage's timing, and what
-   * the routers are told ({@code Router.Builder.topology}). Default {@link Topology#uniform()}.
+   * {@return where the replicas sit and how fast their links move KV: the transfer stage's timing,
+   * and what the routers are told ({@code Router.Builder.topology})} Default
+   * {@link Topology#uniform()}.
    */
   public Topology topology() {
     return topology;
   }
 
-  /** The request-path controls the routers use; default {@link RequestControls#NONE}. */
+  /** {@return the request-path controls the routers use; default {@link RequestControls#NONE}} */
   public RequestControls controls() {
     return controls;
   }
 
-  /** The share of attempts stranded on a slow path before reaching their replica; default 0. */
+  /**
+   * {@return the share of attempts stranded on a slow path before reaching their replica; default
+   * 0}
+   */
   public double slowTailShare() {
     return slowTailShare;
   }
 
-  /** How long a stranded attempt takes to reach its replica. */
+  /** {@return how long a stranded attempt takes to reach its replica} */
   public long slowTailMillis() {
     return slowTailMillis;
   }
 
-  /** The controls {@link #variants()} sweeps; empty when there are none. */
+  /** {@return the controls {@link #variants()} sweeps; empty when there are none} */
   public List<RequestControls> controlSweep() {
     return controlSweep;
   }
 
-  /** The telemetry delays {@link #variants()} sweeps; empty when there are no variants. */
+  /** {@return the telemetry delays {@link #variants()} sweeps; empty when there are no variants} */
   public List<Long> telemetryDelaySweepMillis() {
     return telemetryDelaySweepMillis;
   }
 
   /**
-   * Virtual time after the last arrival at which requests still unfinished are ended as failed
-   * ("simulation time limit"): the guard against a fleet that never drains.
+   * {@return virtual time after the last arrival at which requests still unfinished are ended as
+   * failed ("simulation time limit"): the guard against a fleet that never drains}
    */
   public long timeLimitMillis() {
     return timeLimitMillis;
   }
 
   /**
-   * The runs this scenario stands for when it is a sweep: one per request-control value, named
-   * {@code name/on}, then one per telemetry delay, named {@code name/d=250ms}; empty for an
-   * ordinary scenario. Each variant is this scenario with that
-   * delay, so other overrides made through {@link #toBuilder()} carry into every variant (and a
-   * telemetry delay set on this scenario is replaced by the sweep's).
+   * {@return the runs this scenario stands for when it is a sweep: one per request-control value,
+   * named {@code name/on}, then one per telemetry delay, named {@code name/d=250ms}; empty for an
+   * ordinary scenario} Each variant is this scenario with that delay, so other overrides made
+   * through {@link #toBuilder()} carry into every variant (and a telemetry delay set on this
+   * scenario is replaced by the sweep's).
    */
   public List<Scenario> variants() {
     ImmutableList.Builder<Scenario> out = ImmutableList.builder();

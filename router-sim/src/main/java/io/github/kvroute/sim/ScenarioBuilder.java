@@ -54,7 +54,12 @@ public final class ScenarioBuilder {
     checkState(set.add(option), "%s: already set (expected: each builder option set once)", option);
   }
 
-  /** Required. */
+  /**
+   * Required.
+   *
+   * @param v the name; not blank
+   * @return this builder
+   */
   public ScenarioBuilder name(String v) {
     once("name");
     checkArgument(v != null && !v.isBlank(), "name: %s (expected: non-blank)", v);
@@ -62,7 +67,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Defaults to the workload's description. */
+  /**
+   * Defaults to the workload's description.
+   *
+   * @param v one non-blank line
+   * @return this builder
+   */
   public ScenarioBuilder description(String v) {
     once("description");
     checkArgument(v != null && !v.isBlank() && v.indexOf('\n') < 0,
@@ -71,7 +81,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default 4. */
+  /**
+   * Default 4.
+   *
+   * @param v replicas, in {@code [1, 4096]}
+   * @return this builder
+   */
   public ScenarioBuilder replicas(int v) {
     once("replicas");
     checkArgument(v >= 1 && v <= 4_096, "replicas: %s (expected: in [1, 4096])", v);
@@ -79,14 +94,24 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** The replicas' engine; default {@link EnginePreset#defaultPreset()}'s. */
+  /**
+   * The replicas' engine; default {@link EnginePreset#defaultPreset()}'s.
+   *
+   * @param v the engine's constants; not null
+   * @return this builder
+   */
   public ScenarioBuilder replicaModel(ReplicaModel v) {
     once("replicaModel");
     replicaModel = checkNotNull(v, "replicaModel: null (expected: non-null)");
     return this;
   }
 
-  /** The replicas' engine from a preset (the same option as {@link #replicaModel}). */
+  /**
+   * The replicas' engine from a preset (the same option as {@link #replicaModel}).
+   *
+   * @param v the preset; not null
+   * @return this builder
+   */
   public ScenarioBuilder engine(EnginePreset v) {
     return replicaModel(checkNotNull(v, "engine: null (expected: non-null)").replicaModel());
   }
@@ -94,6 +119,9 @@ public final class ScenarioBuilder {
   /**
    * KV cache per replica in tokens, replacing the engine's (a scenario about cache pressure, or a
    * huge value for an eviction-free run); default: the engine's.
+   *
+   * @param v tokens; {@code >= 1}
+   * @return this builder
    */
   public ScenarioBuilder kvCapacityTokens(long v) {
     once("kvCapacityTokens");
@@ -102,14 +130,24 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Required. */
+  /**
+   * Required.
+   *
+   * @param v the traffic; not null
+   * @return this builder
+   */
   public ScenarioBuilder workload(Workload v) {
     once("workload");
     workload = checkNotNull(v, "workload: null (expected: non-null)");
     return this;
   }
 
-  /** P; default 250 ms. */
+  /**
+   * P; default 250 ms.
+   *
+   * @param v the report interval, in virtual milliseconds; {@code >= 1}
+   * @return this builder
+   */
   public ScenarioBuilder telemetryIntervalMillis(long v) {
     once("telemetryIntervalMillis");
     checkArgument(v >= 1, "telemetryIntervalMillis: %s (expected: >= 1)", v);
@@ -117,7 +155,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** D; default 50 ms. */
+  /**
+   * D; default 50 ms.
+   *
+   * @param v the report delay, in virtual milliseconds; {@code >= 0}
+   * @return this builder
+   */
   public ScenarioBuilder telemetryDelayMillis(long v) {
     once("telemetryDelayMillis");
     checkArgument(v >= 0, "telemetryDelayMillis: %s (expected: >= 0)", v);
@@ -129,6 +172,9 @@ public final class ScenarioBuilder {
    * KV events under the {@code instrumented} profile; default off (routers guess cache contents from
    * what they routed). The other profiles decide for themselves: asking for events under
    * {@code vllm} or {@code sglang} fails at {@link #build()}.
+   *
+   * @param v whether replicas publish KV events
+   * @return this builder
    */
   public ScenarioBuilder kvEvents(boolean v) {
     once("kvEvents");
@@ -136,7 +182,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default 1. */
+  /**
+   * Default 1.
+   *
+   * @param v routers, in {@code [1, 1024]}
+   * @return this builder
+   */
   public ScenarioBuilder routers(int v) {
     once("routers");
     checkArgument(v >= 1 && v <= 1_024, "routers: %s (expected: in [1, 1024])", v);
@@ -144,7 +195,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default 1,000 ms. */
+  /**
+   * Default 1,000 ms.
+   *
+   * @param v the TTFT objective, in milliseconds; finite, {@code > 0}
+   * @return this builder
+   */
   public ScenarioBuilder ttftSloMillis(double v) {
     once("ttftSloMillis");
     checkArgument(v > 0 && Double.isFinite(v), "ttftSloMillis: %s (expected: finite and > 0)", v);
@@ -152,7 +208,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default: the workload's required block size, else 16. */
+  /**
+   * Default: the workload's required block size, else 16.
+   *
+   * @param v tokens per block; {@code >= 1}
+   * @return this builder
+   */
   public ScenarioBuilder blockSizeTokens(int v) {
     once("blockSizeTokens");
     checkArgument(v >= 1, "blockSizeTokens: %s (expected: >= 1)", v);
@@ -160,7 +221,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default: the workload's size when finite, else 2,000. */
+  /**
+   * Default: the workload's size when finite, else 2,000.
+   *
+   * @param v requests; {@code >= 1}
+   * @return this builder
+   */
   public ScenarioBuilder requests(int v) {
     once("requests");
     checkArgument(v >= 1, "requests: %s (expected: >= 1)", v);
@@ -168,14 +234,24 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default 1. */
+  /**
+   * Default 1.
+   *
+   * @param v the seed
+   * @return this builder
+   */
   public ScenarioBuilder seed(long v) {
     once("seed");
     seed = v;
     return this;
   }
 
-  /** Default 1. */
+  /**
+   * Default 1.
+   *
+   * @param v the factor on arrival rates; finite, {@code > 0}
+   * @return this builder
+   */
   public ScenarioBuilder rateScale(double v) {
     once("rateScale");
     checkArgument(v > 0 && Double.isFinite(v), "rateScale: %s (expected: finite and > 0)", v);
@@ -183,21 +259,36 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Replica crashes; default none. */
+  /**
+   * Replica crashes; default none.
+   *
+   * @param v the crashes; copied
+   * @return this builder
+   */
   public ScenarioBuilder restarts(List<Scenario.Restart> v) {
     once("restarts");
     restarts = ImmutableList.copyOf(checkNotNull(v, "restarts: null (expected: a list)"));
     return this;
   }
 
-  /** Whether a failed attempt is retried once; default true. */
+  /**
+   * Whether a failed attempt is retried once; default true.
+   *
+   * @param v whether to retry
+   * @return this builder
+   */
   public ScenarioBuilder retries(boolean v) {
     once("retries");
     retries = v;
     return this;
   }
 
-  /** Telemetry delays to sweep as {@link Scenario#variants()}; default none. */
+  /**
+   * Telemetry delays to sweep as {@link Scenario#variants()}; default none.
+   *
+   * @param v delays in virtual milliseconds, each {@code >= 0}; copied
+   * @return this builder
+   */
   public ScenarioBuilder telemetryDelaySweepMillis(List<Long> v) {
     once("telemetryDelaySweepMillis");
     ImmutableList<Long> copy = ImmutableList.copyOf(checkNotNull(v, "telemetryDelaySweepMillis"));
@@ -208,7 +299,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Default 30 minutes after the last arrival. */
+  /**
+   * Default 30 minutes after the last arrival.
+   *
+   * @param v the limit, in virtual milliseconds; {@code >= 1}
+   * @return this builder
+   */
   public ScenarioBuilder timeLimitMillis(long v) {
     once("timeLimitMillis");
     checkArgument(v >= 1, "timeLimitMillis: %s (expected: >= 1)", v);
@@ -216,14 +312,24 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** What the routers are told; default {@link TelemetryProfile#VLLM}. */
+  /**
+   * What the routers are told; default {@link TelemetryProfile#VLLM}.
+   *
+   * @param v the profile; not null
+   * @return this builder
+   */
   public ScenarioBuilder telemetry(TelemetryProfile v) {
     once("telemetry");
     telemetry = checkNotNull(v, "telemetry: null (expected: a profile)");
     return this;
   }
 
-  /** The routers' prior error, {@code >= 1}; default 1.5 (1 = the routers know the engine exactly). */
+  /**
+   * The routers' prior error, {@code >= 1}; default 1.5 (1 = the routers know the engine exactly).
+   *
+   * @param v the factor; finite, {@code >= 1}
+   * @return this builder
+   */
   public ScenarioBuilder priorErrorFactor(double v) {
     once("priorErrorFactor");
     checkArgument(v >= 1 && Double.isFinite(v), "priorErrorFactor: %s (expected: finite and >= 1)",
@@ -232,7 +338,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** The first {@code v} replicas prefill and the rest decode; default 0 (no disaggregation). */
+  /**
+   * The first {@code v} replicas prefill and the rest decode; default 0 (no disaggregation).
+   *
+   * @param v prefill replicas; {@code >= 0}
+   * @return this builder
+   */
   public ScenarioBuilder prefillReplicas(int v) {
     once("prefillReplicas");
     checkArgument(v >= 0, "prefillReplicas: %s (expected: >= 0)", v);
@@ -240,14 +351,24 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Replica placement and link bandwidths (replica ids are {@code replica-N}). */
+  /**
+   * Replica placement and link bandwidths (replica ids are {@code replica-N}).
+   *
+   * @param v the topology; not null
+   * @return this builder
+   */
   public ScenarioBuilder topology(Topology v) {
     once("topology");
     topology = checkNotNull(v, "topology: null (expected: non-null)");
     return this;
   }
 
-  /** The routers' request-path controls; default {@link RequestControls#NONE}. */
+  /**
+   * The routers' request-path controls; default {@link RequestControls#NONE}.
+   *
+   * @param v the controls; not null
+   * @return this builder
+   */
   public ScenarioBuilder controls(RequestControls v) {
     once("controls");
     controls = checkNotNull(v, "controls: null (expected: non-null)");
@@ -258,6 +379,10 @@ public final class ScenarioBuilder {
    * A slow tail: each attempt, with probability {@code share}, strands on a slow path (a
    * congested network hop, a stuck connection) and reaches its replica {@code millis} late.
    * Default none.
+   *
+   * @param share the probability per attempt, in {@code [0, 1]}
+   * @param millis the delay, in virtual milliseconds; {@code >= 0}
+   * @return this builder
    */
   public ScenarioBuilder slowTail(double share, long millis) {
     once("slowTail");
@@ -268,21 +393,36 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** Request controls to sweep as {@link Scenario#variants()}; default none. */
+  /**
+   * Request controls to sweep as {@link Scenario#variants()}; default none.
+   *
+   * @param v the variants; copied
+   * @return this builder
+   */
   public ScenarioBuilder controlSweep(List<RequestControls> v) {
     once("controlSweep");
     controlSweep = ImmutableList.copyOf(checkNotNull(v, "controlSweep: null (expected: a list)"));
     return this;
   }
 
-  /** Faults beyond crashes; default {@link Faults#NONE}. */
+  /**
+   * Faults beyond crashes; default {@link Faults#NONE}.
+   *
+   * @param v the faults; not null
+   * @return this builder
+   */
   public ScenarioBuilder faults(Faults v) {
     once("faults");
     faults = checkNotNull(v, "faults: null (expected: non-null)");
     return this;
   }
 
-  /** Replicas (of {@link #replicas}) parked until a controller starts them; default 0. */
+  /**
+   * Replicas (of {@link #replicas}) parked until a controller starts them; default 0.
+   *
+   * @param v standby replicas; {@code >= 0}
+   * @return this builder
+   */
   public ScenarioBuilder standbyReplicas(int v) {
     once("standbyReplicas");
     checkArgument(v >= 0, "standbyReplicas: %s (expected: >= 0)", v);
@@ -290,7 +430,12 @@ public final class ScenarioBuilder {
     return this;
   }
 
-  /** A canary rollout; default none. */
+  /**
+   * A canary rollout; default none.
+   *
+   * @param v the rollout; not null
+   * @return this builder
+   */
   public ScenarioBuilder canary(Scenario.Canary v) {
     once("canary");
     canary = checkNotNull(v, "canary: null (expected: non-null)");
@@ -298,6 +443,7 @@ public final class ScenarioBuilder {
   }
 
   /**
+   * @return the scenario
    * @throws IllegalArgumentException if the name or workload is missing, the workload needs another
    *     block size, a restart names a replica that does not exist, or KV events are asked for under
    *     a profile without them

@@ -55,33 +55,34 @@ public final class Scenarios {
   private Scenarios() {}
 
   /**
-   * The named scenarios of the standard suite, in a stable order (the first is the default of the
-   * comparison CLI); the {@link #failures()} are not among them.
+   * {@return the named scenarios of the standard suite, in a stable order (the first is the default
+   * of the comparison CLI); the {@link #failures()} are not among them}
    */
   public static List<Scenario> all() {
     return ALL;
   }
 
   /**
-   * The failure scenarios, in a stable order: named, listed by {@code kvroute-sim scenarios}, and
-   * run only when asked for by name.
+   * {@return the failure scenarios, in a stable order: named, listed by
+   * {@code kvroute-sim scenarios}, and run only when asked for by name}
    */
   public static List<Scenario> failures() {
     return FAILURES;
   }
 
   /**
-   * The request-path scenarios (disaggregated pairs, tiers and tenant fairness, hedging), in a stable
-   * order: named, listed by {@code kvroute-sim scenarios} after the failure scenarios, and run only
-   * when asked for by name.
+   * {@return the request-path scenarios (disaggregated pairs, tiers and tenant fairness, hedging),
+   * in a stable order: named, listed by {@code kvroute-sim scenarios} after the failure scenarios,
+   * and run only when asked for by name}
    */
   public static List<Scenario> requestPath() {
     return RequestPathScenarios.all();
   }
 
   /**
-   * The advisor scenarios, in a stable order: named, listed by {@code kvroute-sim scenarios}, run
-   * only when asked for by name; each spans minutes of virtual time, as fleet advice needs.
+   * {@return the advisor scenarios, in a stable order: named, listed by
+   * {@code kvroute-sim scenarios}, run only when asked for by name; each spans minutes of virtual
+   * time, as fleet advice needs}
    */
   public static List<Scenario> advisors() {
     return AdvisorScenarios.all();
@@ -90,6 +91,9 @@ public final class Scenarios {
   /**
    * The scenario called {@code name} (of the standard suite, a failure, a request-path or an advisor
    * scenario), if any.
+   *
+   * @param name the scenario's name
+   * @return the scenario; empty when none has that name
    */
   public static Optional<Scenario> named(String name) {
     checkNotNull(name, "name: null (expected: a scenario name)");
@@ -115,6 +119,9 @@ public final class Scenarios {
    * ({@code kvCapacityTokens(1_000_000_000)}) and a tenth of the rate, round-robin reuses 19.6% of
    * the prompt tokens at 4 replicas, 13.9% at 8 and 10.1% at 16: the trace's reuse split across
    * replicas.
+   *
+   * @param trace the trace, read and validated
+   * @return the scenario
    */
   public static Scenario fromTrace(TraceSource trace) {
     checkNotNull(trace, "trace: null (expected: non-null)");

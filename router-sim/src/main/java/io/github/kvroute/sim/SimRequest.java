@@ -70,6 +70,7 @@ public final class SimRequest {
     ttftBudget = o.ttftBudget;
   }
 
+  /** {@return a builder; id, arrival, model, prompt and output tokens are required} */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -80,58 +81,76 @@ public final class SimRequest {
     return new SimRequest(this, nanos);
   }
 
+  /** {@return the request's id (never blank)} */
   public String id() {
     return id;
   }
 
-  /** Arrival at the router, in nanoseconds of virtual time from the start of the run. */
+  /** {@return arrival at the router, in nanoseconds of virtual time from the start of the run} */
   public long arrivalNanos() {
     return arrivalNanos;
   }
 
+  /** {@return the model requested (never blank)} */
   public String model() {
     return model;
   }
 
+  /** {@return the prompt's prefix identity and length} */
   public PromptKey prompt() {
     return prompt;
   }
 
+  /** {@return the prompt's length in tokens (at least 1)} */
   public int promptTokens() {
     return prompt.tokenCount();
   }
 
-  /** Tokens the replica generates before the request finishes (at least 1: the first token). */
+  /**
+   * {@return tokens the replica generates before the request finishes (at least 1: the first
+   * token)}
+   */
   public int outputTokens() {
     return outputTokens;
   }
 
-  /** The output limit the router sees ({@code max_tokens}); at least {@link #outputTokens()}. */
+  /**
+   * {@return the output limit the router sees ({@code max_tokens}); at least
+   * {@link #outputTokens()}}
+   */
   public int maxOutputTokens() {
     return maxOutputTokens;
   }
 
+  /** {@return the tenant; empty when none} */
   public Optional<String> tenant() {
     return tenant;
   }
 
+  /** {@return the conversation the request belongs to; empty when none} */
   public Optional<String> sessionId() {
     return sessionId;
   }
 
+  /** {@return the request's class; {@link Priority#STANDARD} unless set} */
   public Priority priority() {
     return priority;
   }
 
+  /** {@return the LoRA adapter the request needs; empty for the base model} */
   public Optional<String> adapter() {
     return adapter;
   }
 
+  /**
+   * {@return the TTFT budget from arrival; empty means no deadline (the scenario's objective
+   * measures it)}
+   */
   public Optional<Duration> ttftBudget() {
     return ttftBudget;
   }
 
-  /** The router's view of this request's first attempt. */
+  /** {@return the router's view of this request's first attempt} */
   public Request toRouterRequest() {
     Request.Builder b = Request.newBuilder()
         .id(id).model(model).prompt(prompt).priority(priority)
@@ -172,7 +191,12 @@ public final class SimRequest {
       set |= bit;
     }
 
-    /** Required. */
+    /**
+     * Required.
+     *
+     * @param v the id; not blank
+     * @return this builder
+     */
     public Builder id(String v) {
       once(1, "id");
       checkArgument(v != null && !v.isBlank(), "id: %s (expected: non-blank)", v);
@@ -180,7 +204,12 @@ public final class SimRequest {
       return this;
     }
 
-    /** Required: nanoseconds of virtual time from the start of the run. */
+    /**
+     * Required: nanoseconds of virtual time from the start of the run.
+     *
+     * @param v nanoseconds; {@code >= 0}
+     * @return this builder
+     */
     public Builder arrivalNanos(long v) {
       once(2, "arrivalNanos");
       checkArgument(v >= 0, "arrivalNanos: %s (expected: >= 0)", v);
@@ -188,7 +217,12 @@ public final class SimRequest {
       return this;
     }
 
-    /** Required. */
+    /**
+     * Required.
+     *
+     * @param v the model; not blank
+     * @return this builder
+     */
     public Builder model(String v) {
       once(4, "model");
       checkArgument(v != null && !v.isBlank(), "model: %s (expected: non-blank)", v);
@@ -196,14 +230,24 @@ public final class SimRequest {
       return this;
     }
 
-    /** Required. */
+    /**
+     * Required.
+     *
+     * @param v the prompt; at least one token
+     * @return this builder
+     */
     public Builder prompt(PromptKey v) {
       once(8, "prompt");
       prompt = checkNotNull(v, "prompt: null (expected: non-null)");
       return this;
     }
 
-    /** Required, at least 1. */
+    /**
+     * Required, at least 1.
+     *
+     * @param v tokens generated; {@code >= 1}
+     * @return this builder
+     */
     public Builder outputTokens(int v) {
       once(16, "outputTokens");
       checkArgument(v >= 1, "outputTokens: %s (expected: >= 1)", v);
@@ -211,7 +255,12 @@ public final class SimRequest {
       return this;
     }
 
-    /** Defaults to {@link #outputTokens}. */
+    /**
+     * Defaults to {@link #outputTokens}.
+     *
+     * @param v the limit the router sees; at least {@code outputTokens}
+     * @return this builder
+     */
     public Builder maxOutputTokens(int v) {
       once(32, "maxOutputTokens");
       checkArgument(v >= 1, "maxOutputTokens: %s (expected: >= 1)", v);
@@ -219,6 +268,12 @@ public final class SimRequest {
       return this;
     }
 
+    /**
+     * Sets the tenant; unset means none.
+     *
+     * @param v the tenant's name; not blank
+     * @return this builder
+     */
     public Builder tenant(String v) {
       once(64, "tenant");
       checkArgument(v != null && !v.isBlank(), "tenant: %s (expected: non-blank)", v);
@@ -226,6 +281,12 @@ public final class SimRequest {
       return this;
     }
 
+    /**
+     * Sets the conversation id; unset means none.
+     *
+     * @param v the session's id; not blank
+     * @return this builder
+     */
     public Builder sessionId(String v) {
       once(128, "sessionId");
       checkArgument(v != null && !v.isBlank(), "sessionId: %s (expected: non-blank)", v);
@@ -233,14 +294,24 @@ public final class SimRequest {
       return this;
     }
 
-    /** Defaults to {@link Priority#STANDARD}. */
+    /**
+     * Defaults to {@link Priority#STANDARD}.
+     *
+     * @param v the class; not null
+     * @return this builder
+     */
     public Builder priority(Priority v) {
       once(256, "priority");
       priority = checkNotNull(v, "priority: null (expected: non-null)");
       return this;
     }
 
-    /** The LoRA adapter; the prompt's namespace should name it too, so caches never mix. */
+    /**
+     * The LoRA adapter; the prompt's namespace should name it too, so caches never mix.
+     *
+     * @param v the adapter's name; not blank
+     * @return this builder
+     */
     public Builder adapter(String v) {
       once(512, "adapter");
       checkArgument(v != null && !v.isBlank(), "adapter: %s (expected: non-blank)", v);
@@ -248,7 +319,12 @@ public final class SimRequest {
       return this;
     }
 
-    /** The time-to-first-token budget from arrival; absent means no deadline. */
+    /**
+     * The time-to-first-token budget from arrival; absent means no deadline.
+     *
+     * @param v the budget; not negative
+     * @return this builder
+     */
     public Builder ttftBudget(Duration v) {
       once(1024, "ttftBudget");
       checkArgument(v != null && !v.isNegative(), "ttftBudget: %s (expected: >= 0)", v);
@@ -256,7 +332,10 @@ public final class SimRequest {
       return this;
     }
 
-    /** @throws IllegalArgumentException if a required option is missing or values disagree */
+    /**
+     * @return the request
+     * @throws IllegalArgumentException if a required option is missing or values disagree
+     */
     public SimRequest build() {
       checkArgument(id != null, "id: null (expected: set before build)");
       checkArgument(arrivalNanos >= 0, "arrivalNanos: unset (expected: set before build)");

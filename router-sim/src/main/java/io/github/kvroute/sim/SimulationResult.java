@@ -62,6 +62,9 @@ public final class SimulationResult {
     /**
      * The learnt cost, with this replica's true one beside it when it differs from {@code first}'s
      * (a slowed replica), e.g. {@code 0.0650} or {@code 0.1301 (true 0.0650)}.
+     *
+     * @param first the entry the others are compared with (router 0's first replica)
+     * @return the learnt milliseconds per token, four decimals, and the true ones when they differ
      */
     public String learntText(Calibration first) {
       String learnt = String.format(Locale.ROOT, "%.4f", learntMillisPerToken);
@@ -196,7 +199,10 @@ public final class SimulationResult {
     return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(p) / 1000.0;
   }
 
-  /** This result as a CSV row in {@link #CSV_HEADER}'s order (fixed decimals, {@link Locale#ROOT}). */
+  /**
+   * {@return this result as a CSV row in {@link #CSV_HEADER}'s order (fixed decimals,
+   * {@link Locale#ROOT})}
+   */
   public String csvRow() {
     return String.format(Locale.ROOT,
         "%s,%d,%d,%d,%d,%d,%.3f,%.4f,%.1f,%.1f,%.1f,%.1f,%.4f,%d,%.3f,%.2f,%.2f", policy, offered,
@@ -205,100 +211,147 @@ public final class SimulationResult {
         decisionMicrosP50, decisionMicrosP99);
   }
 
+  /** {@return the policy's label, as {@link #relabeled} may have changed it} */
   public String policy() {
     return policy;
   }
 
+  /** {@return the scenario's name} */
   public String scenario() {
     return scenario;
   }
 
+  /** {@return requests in the workload: {@code completed + rejected + failed}} */
   public long offered() {
     return offered;
   }
 
+  /** {@return requests routed at least once} */
   public long admitted() {
     return admitted;
   }
 
+  /** {@return requests that completed} */
   public long completed() {
     return completed;
   }
 
+  /** {@return requests ended by a routing or admission rejection} */
   public long rejected() {
     return rejected;
   }
 
+  /** {@return requests ended by a fault} */
   public long failed() {
     return failed;
   }
 
-  /** Requests offered per second of the arrival span (first to last arrival). */
+  /** {@return requests offered per second of the arrival span (first to last arrival)} */
   public double offeredRps() {
     return offeredRps;
   }
 
-  /** Completed requests that met their own deadline, per second of the arrival span. */
+  /** {@return completed requests that met their own deadline, per second of the arrival span} */
   public double goodputRps() {
     return goodputRps;
   }
 
+  /**
+   * {@return completed requests whose TTFT met their own deadline, over {@link #offered()}, in
+   * {@code [0, 1]}}
+   */
   public double sloAttainment() {
     return sloAttainment;
   }
 
+  /**
+   * {@return the median TTFT (first token minus arrival) of completed requests, in virtual
+   * milliseconds; NaN when none completed}
+   */
   public double ttftP50Millis() {
     return ttftP50Millis;
   }
 
+  /**
+   * {@return the 90th percentile TTFT of completed requests, in virtual milliseconds; NaN when none
+   * completed}
+   */
   public double ttftP90Millis() {
     return ttftP90Millis;
   }
 
+  /**
+   * {@return the 99th percentile TTFT of completed requests, in virtual milliseconds; NaN when none
+   * completed}
+   */
   public double ttftP99Millis() {
     return ttftP99Millis;
   }
 
+  /**
+   * {@return the 99th percentile end-to-end time (last token minus arrival) of completed requests,
+   * in virtual milliseconds; NaN when none completed}
+   */
   public double e2eP99Millis() {
     return e2eP99Millis;
   }
 
+  /**
+   * {@return prompt tokens the chosen replica had cached when the request's first prefill started,
+   * over the prompt tokens of admitted requests}
+   */
   public double prefixHitRatio() {
     return prefixHitRatio;
   }
 
+  /** {@return prompt tokens computed on a replica while the same block was cached on another} */
   public long recomputedTokens() {
     return recomputedTokens;
   }
 
+  /**
+   * {@return max over mean, across replicas, of tokens computed (prefill plus generated); 1 is
+   * perfectly even}
+   */
   public double imbalance() {
     return imbalance;
   }
 
+  /** {@return the median wall-clock time of one {@code Router.route()} call, in microseconds} */
   public double decisionMicrosP50() {
     return decisionMicrosP50;
   }
 
+  /**
+   * {@return the 99th percentile wall-clock time of one {@code Router.route()} call, in
+   * microseconds}
+   */
   public double decisionMicrosP99() {
     return decisionMicrosP99;
   }
 
-  /** Rejections by reason (the router's reject reason; "retry " prefixed for a retry's rejection). */
+  /**
+   * {@return rejections by reason (the router's reject reason; "retry " prefixed for a retry's
+   * rejection)}
+   */
   public Map<String, Long> rejectedByReason() {
     return rejectedByReason;
   }
 
-  /** Failures by reason ("replica crashed", "simulation time limit", ...). */
+  /** {@return failures by reason ("replica crashed", "simulation time limit", ...)} */
   public Map<String, Long> failedByReason() {
     return failedByReason;
   }
 
-  /** A copy of the TTFT histogram of completed requests, in virtual microseconds. */
+  /** {@return a copy of the TTFT histogram of completed requests, in virtual microseconds} */
   public Histogram ttftHistogram() {
     return ttftMicros.copy();
   }
 
-  /** The TTFT distribution as CDF points in increasing order, for a chart; empty if none completed. */
+  /**
+   * {@return the TTFT distribution as CDF points in increasing order, for a chart; empty if none
+   * completed}
+   */
   public List<CdfPoint> ttftCdf() {
     ImmutableList.Builder<CdfPoint> out = ImmutableList.builder();
     if (ttftMicros.getTotalCount() > 0) {
@@ -309,19 +362,20 @@ public final class SimulationResult {
     return out.build();
   }
 
-  /** Tokens computed (prefill plus generated) per replica over the run. */
+  /** {@return tokens computed (prefill plus generated) per replica over the run} */
   public long[] tokensByReplica() {
     return tokensByReplica.clone();
   }
 
-  /** Width of the {@link #replicaWork()} buckets, in virtual milliseconds. */
+  /** {@return width of the {@link #replicaWork()} buckets, in virtual milliseconds} */
   public long workBucketMillis() {
     return workBucketMillis;
   }
 
   /**
-   * Per replica, tokens computed in each time bucket of {@link #workBucketMillis()} from time zero (at
-   * most 100 buckets), for a per-replica work-over-time chart. Copies.
+   * {@return the work over time: per replica, tokens computed in each time bucket of
+   * {@link #workBucketMillis()} from time zero (at most 100 buckets), for a per-replica
+   * work-over-time chart} Copies.
    */
   public List<long[]> replicaWork() {
     ImmutableList.Builder<long[]> out = ImmutableList.builder();
@@ -331,53 +385,62 @@ public final class SimulationResult {
     return out.build();
   }
 
-  /** Sequences preempted (recompute) on every replica. */
+  /** {@return sequences preempted (recompute) on every replica} */
   public long preemptions() {
     return preemptions;
   }
 
-  /** Virtual time at the end of the run. */
+  /** {@return virtual time at the end of the run} */
   public double simulatedSeconds() {
     return simulatedSeconds;
   }
 
-  /** Wall-clock time the run took. */
+  /** {@return wall-clock time the run took} */
   public double wallSeconds() {
     return wallSeconds;
   }
 
-  /** Simulated requests per second of wall time. */
+  /** {@return simulated requests per second of wall time} */
   public double requestsPerWallSecond() {
     return wallSeconds <= 0 ? Double.NaN : offered / wallSeconds;
   }
 
-  /** The self-checks that passed and a few facts about the run, one line each. */
+  /** {@return the self-checks that passed and a few facts about the run, one line each} */
   public List<String> checks() {
     return checks;
   }
 
-  /** Router 0's prior and learnt prefill cost per token for each replica, beside the truth. */
+  /**
+   * {@return router 0's prior and learnt prefill cost per token for each replica, beside the truth}
+   */
   public List<Calibration> calibration() {
     return calibration;
   }
 
   /**
-   * What the run measured beyond the table's columns, one line each (KV transfers of a disaggregated
-   * fleet, per-tier and per-tenant figures, hedges); empty when there is nothing of the kind.
+   * {@return what the run measured beyond the table's columns, one line each (KV transfers of a
+   * disaggregated fleet, per-tier and per-tenant figures, hedges); empty when there is nothing of
+   * the kind}
    */
   public List<String> notes() {
     return notes;
   }
 
-  /** This result under another policy label (for example {@code hybrid-cost+oracle}). */
   /**
-   * For a scenario with a canary: both arms' TTFT (first token minus arrival) by prefix hit, and
-   * whether their hit ratios differ by more than 0.1; empty otherwise.
+   * {@return the canary comparison, for a scenario with a canary: both arms' TTFT (first token
+   * minus arrival) by prefix hit, and whether their hit ratios differ by more than 0.1; empty
+   * otherwise}
    */
   public java.util.Optional<io.github.kvroute.advisors.CanaryComparison.Report> canary() {
     return canary;
   }
 
+  /**
+   * This result under another policy label (for example {@code hybrid-cost+oracle}).
+   *
+   * @param label the new label; not blank
+   * @return a copy labelled {@code label}
+   */
   public SimulationResult relabeled(String label) {
     if (label == null || label.isBlank()) {
       throw new IllegalArgumentException("label: " + label + " (expected: non-blank)");

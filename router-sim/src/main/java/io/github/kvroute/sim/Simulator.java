@@ -37,12 +37,19 @@ public final class Simulator {
     this.registry = registry;
   }
 
-  /** A simulator resolving policy names in {@link RoutingPolicyRegistry#defaultRegistry()}. */
+  /**
+   * {@return a simulator resolving policy names in {@link RoutingPolicyRegistry#defaultRegistry()}}
+   */
   public static Simulator create() {
     return new Simulator(null);
   }
 
-  /** A simulator resolving policy names in {@code registry}. */
+  /**
+   * A simulator resolving policy names in {@code registry}.
+   *
+   * @param registry where policy names are resolved; not null
+   * @return the simulator
+   */
   public static Simulator create(RoutingPolicyRegistry registry) {
     return new Simulator(checkNotNull(registry, "registry: null (expected: non-null)"));
   }
@@ -50,8 +57,11 @@ public final class Simulator {
   /**
    * Runs {@code scenario} with the policy registered as {@code policyName}.
    *
+   * @param scenario the scenario run
+   * @param policyName the policy's registered name
    * @param policyConfig the policy's options, parsed by its provider
    * @param progress told how far the run has got; {@link ProgressListener#NONE} to ignore
+   * @return the run's result
    * @throws IllegalArgumentException if the policy is unknown or its configuration invalid, or the
    *     workload is inconsistent (unsorted arrivals, several models, another block size)
    * @throws IllegalStateException if a self-check fails at the end of the run
@@ -68,6 +78,13 @@ public final class Simulator {
   /**
    * {@link #run(Scenario, String, Map, ProgressListener)} with {@code probe} sampling the fleet every
    * {@link FleetProbe#intervalMillis()} of virtual time; the result is the same as without it.
+   *
+   * @param scenario the scenario run
+   * @param policyName the policy's registered name
+   * @param policyConfig the policy's options, parsed by its provider
+   * @param progress told how far the run has got; {@link ProgressListener#NONE} to ignore
+   * @param probe samples the fleet; its interval at least 1 ms
+   * @return the run's result
    */
   public SimulationResult run(Scenario scenario, String policyName, Map<String, String> policyConfig,
       ProgressListener progress, FleetProbe probe) {
@@ -83,7 +100,13 @@ public final class Simulator {
         probe).run();
   }
 
-  /** {@link #run(Scenario, String, Map, ProgressListener)} with no options and no progress. */
+  /**
+   * {@link #run(Scenario, String, Map, ProgressListener)} with no options and no progress.
+   *
+   * @param scenario the scenario run
+   * @param policyName the policy's registered name
+   * @return the run's result
+   */
   public SimulationResult run(Scenario scenario, String policyName) {
     return run(scenario, policyName, Map.of(), ProgressListener.NONE);
   }

@@ -95,27 +95,36 @@ public enum TelemetryProfile {
     this.kvEvents = kvEvents;
   }
 
-  /** The profile's name on the command line ({@code vllm}, {@code vllm-kv-events}, ...). */
+  /**
+   * {@return the profile's name on the command line ({@code vllm}, {@code vllm-kv-events}, ...)}
+   */
   public String cliName() {
     return cliName;
   }
 
-  /** Whether replicas publish KV events under this profile regardless of the scenario. */
+  /** {@return whether replicas publish KV events under this profile regardless of the scenario} */
   public boolean alwaysKvEvents() {
     return kvEvents;
   }
 
-  /** Whether a scenario may ask for KV events under this profile. */
+  /** {@return whether a scenario may ask for KV events under this profile} */
   public boolean allowsKvEvents() {
     return kvEvents || this == INSTRUMENTED;
   }
 
-  /** Whether outcomes carry the engine-side queue time (only a patched engine reports it). */
+  /**
+   * {@return whether outcomes carry the engine-side queue time (only a patched engine reports it)}
+   */
   public boolean outcomeQueueTime() {
     return this == INSTRUMENTED;
   }
 
-  /** The profile called {@code name} on the command line. */
+  /**
+   * The profile called {@code name} on the command line.
+   *
+   * @param name the profile's command-line name, such as {@code vllm}
+   * @return the profile; empty when none has that name
+   */
   public static Optional<TelemetryProfile> named(String name) {
     checkNotNull(name, "name: null (expected: a telemetry profile name)");
     return Arrays.stream(values()).filter(p -> p.cliName.equals(name)).findFirst();

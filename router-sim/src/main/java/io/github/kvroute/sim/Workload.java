@@ -20,7 +20,7 @@ import java.util.OptionalInt;
 public interface Workload {
 
   /**
-   * The request stream.
+   * {@return the request stream}
    *
    * @param seed the source of every random choice
    * @param count how many requests to produce (fewer only if the workload is a finite trace)
@@ -32,15 +32,15 @@ public interface Workload {
    */
   Iterator<SimRequest> requests(long seed, int count, double rateScale, int blockSizeTokens);
 
-  /** One line saying what the stream looks like. */
+  /** {@return one line saying what the stream looks like} */
   String description();
 
-  /** The only block size this workload can produce, when it has one (Mooncake: 512). */
+  /** {@return the only block size this workload can produce, when it has one (Mooncake: 512)} */
   default OptionalInt requiredBlockSizeTokens() {
     return OptionalInt.empty();
   }
 
-  /** The number of requests when the workload is finite (a trace). */
+  /** {@return the number of requests when the workload is finite (a trace)} */
   default OptionalInt size() {
     return OptionalInt.empty();
   }
@@ -50,6 +50,8 @@ public interface Workload {
    * {@code rateScale} divides arrival times, {@code count} takes a prefix. The prompts must already use
    * the scenario's block size.
    *
+   * @param requests the requests, sorted by arrival; not empty
+   * @return the workload
    * @throws IllegalArgumentException if the list is empty or not sorted by arrival
    */
   static Workload fixed(List<SimRequest> requests) {

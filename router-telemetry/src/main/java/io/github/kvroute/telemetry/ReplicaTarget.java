@@ -31,6 +31,21 @@ import java.util.Optional;
 public record ReplicaTarget(String replicaId, String model, URI baseUri, EngineMetrics engine,
     String metricsPath, String healthPath, String modelsPath) {
 
+  /**
+   * Validates the target: non-blank id and model, a base URI with a scheme and a host, an engine,
+   * and paths that start with {@code /} (else {@code IllegalArgumentException} or
+   * {@code NullPointerException}).
+   *
+   * @param replicaId the replica's id in the router
+   * @param model the model it serves, as the router's requests name it
+   * @param baseUri scheme, host and port of the engine's HTTP server
+   * @param engine whose metric names it exports
+   * @param metricsPath the Prometheus endpoint, {@code /metrics}
+   * @param healthPath the health endpoint ({@code /health}), or null to skip it (then a successful
+   *     scrape means READY)
+   * @param modelsPath the model list ({@code /v1/models}), or null to skip it (then no adapters are
+   *     reported)
+   */
   public ReplicaTarget {
     requireText(replicaId, "replicaId");
     requireText(model, "model");

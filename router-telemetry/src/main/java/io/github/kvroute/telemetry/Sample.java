@@ -15,6 +15,14 @@ import java.util.Objects;
  * @param value the value; may be NaN or infinite as the format allows
  */
 public record Sample(String name, Map<String, String> labels, double value) {
+  /**
+   * Requires a name and copies {@code labels} into an unmodifiable map.
+   *
+   * @param name the sample's name as exposed (a histogram's {@code _sum} and {@code _count} are
+   *     samples of their own names)
+   * @param labels label names to values, unmodifiable
+   * @param value the value; may be NaN or infinite as the format allows
+   */
   public Sample {
     Objects.requireNonNull(name, "name");
     labels = Map.copyOf(labels);

@@ -35,6 +35,12 @@ public interface ScrapeClient {
    * @param body the body, possibly empty, never null
    */
   record Response(int status, String body) {
+    /**
+     * Requires a body (an empty string when the response had none).
+     *
+     * @param status the HTTP status code
+     * @param body the body, possibly empty, never null
+     */
     public Response {
       if (body == null) {
         throw new NullPointerException("body: null (expected: a body, possibly empty)");

@@ -47,7 +47,7 @@ public final class AbsurdArbitraries {
 
   private AbsurdArbitraries() {}
 
-  /** Longs: the extremes and their neighbours, 0 and ±1, small values, anything. */
+  /** {@return longs: the extremes and their neighbours, 0 and ±1, small values, anything} */
   public static Arbitrary<Long> longs() {
     return Arbitraries.frequencyOf(
         Tuple.of(3, Arbitraries.of(Long.MIN_VALUE, Long.MIN_VALUE + 1, -1L, 0L, 1L,
@@ -56,7 +56,7 @@ public final class AbsurdArbitraries {
         Tuple.of(1, Arbitraries.longs()));
   }
 
-  /** Ints: the extremes and their neighbours, 0 and ±1, small values, anything. */
+  /** {@return ints: the extremes and their neighbours, 0 and ±1, small values, anything} */
   public static Arbitrary<Integer> ints() {
     return Arbitraries.frequencyOf(
         Tuple.of(3, Arbitraries.of(Integer.MIN_VALUE, Integer.MIN_VALUE + 1, -1, 0, 1,
@@ -65,7 +65,10 @@ public final class AbsurdArbitraries {
         Tuple.of(1, Arbitraries.integers()));
   }
 
-  /** Doubles: NaN, ±infinity, ±0, subnormals, the largest, negatives, ordinary rates and times. */
+  /**
+   * {@return doubles: NaN, ±infinity, ±0, subnormals, the largest, negatives, ordinary rates and
+   * times}
+   */
   public static Arbitrary<Double> doubles() {
     return Arbitraries.frequencyOf(
         Tuple.of(3, Arbitraries.of(Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
@@ -73,7 +76,10 @@ public final class AbsurdArbitraries {
         Tuple.of(3, Arbitraries.doubles().between(0.01, 100_000)));
   }
 
-  /** Durations: zero, a nanosecond, negative, three centuries, the largest and smallest, ordinary. */
+  /**
+   * {@return durations: zero, a nanosecond, negative, three centuries, the largest and smallest,
+   * ordinary}
+   */
   public static Arbitrary<Duration> durations() {
     return Arbitraries.frequencyOf(
         Tuple.of(3, Arbitraries.of(Duration.ZERO, Duration.ofNanos(1), Duration.ofMillis(-1),
@@ -83,7 +89,7 @@ public final class AbsurdArbitraries {
         Tuple.of(3, Arbitraries.longs().between(0, 60_000).map(Duration::ofMillis)));
   }
 
-  /** Strings: empty, blank, control characters, non-BMP text, huge, ordinary ids. */
+  /** {@return strings: empty, blank, control characters, non-BMP text, huge, ordinary ids} */
   public static Arbitrary<String> strings() {
     return Arbitraries.frequencyOf(
         Tuple.of(3, Arbitraries.of("", " ", "\t\n", "\u0000", "\uD83D\uDE00-\u202E-id",
@@ -92,7 +98,7 @@ public final class AbsurdArbitraries {
             .ofMaxLength(12)));
   }
 
-  /** Replica ids: mostly the fleet's, sometimes unknown ones, sometimes absurd strings. */
+  /** {@return replica ids: mostly the fleet's, sometimes unknown ones, sometimes absurd strings} */
   public static Arbitrary<String> replicaIds() {
     return Arbitraries.frequencyOf(
         Tuple.of(6, Arbitraries.integers().between(0, FLEET - 1).map(i -> "replica-" + i)),
@@ -100,13 +106,13 @@ public final class AbsurdArbitraries {
         Tuple.of(1, strings()));
   }
 
-  /** Epochs: mostly 0 to 3, sometimes absurd. */
+  /** {@return epochs: mostly 0 to 3, sometimes absurd} */
   public static Arbitrary<Long> epochs() {
     return Arbitraries.frequencyOf(
         Tuple.of(3, Arbitraries.longs().between(0, 3)), Tuple.of(1, longs()));
   }
 
-  /** A request to build; see {@link RequestInput#build()}. */
+  /** {@return a request to build; see {@link RequestInput#build()}} */
   public static Arbitrary<RequestInput> requests() {
     Arbitrary<PromptInput> prompts = Arbitraries.frequencyOf(
         Tuple.of(4, Arbitraries.integers().between(0, 4_000).array(int[].class).ofMaxSize(300)
@@ -131,7 +137,7 @@ public final class AbsurdArbitraries {
         .build();
   }
 
-  /** A replica report to build; see {@link SnapshotInput#build()}. */
+  /** {@return a replica report to build; see {@link SnapshotInput#build()}} */
   public static Arbitrary<SnapshotInput> snapshots() {
     return Builders.withBuilder(() -> new SnapshotInput("replica-0", 0, null, ReplicaState.READY,
             new long[12], new double[3], 0))
@@ -146,7 +152,10 @@ public final class AbsurdArbitraries {
         .build();
   }
 
-  /** A KV event to build: any type, any replica and epoch, no keys to {@value #HUGE_EVENT} keys. */
+  /**
+   * {@return a KV event to build: any type, any replica and epoch, no keys to {@value #HUGE_EVENT}
+   * keys}
+   */
   public static Arbitrary<KvEventInput> kvEvents() {
     Arbitrary<long[]> keys = Arbitraries.frequencyOf(
         Tuple.of(8, longs().array(long[].class).ofMaxSize(64)),
@@ -160,7 +169,10 @@ public final class AbsurdArbitraries {
         .build();
   }
 
-  /** An outcome to build for an earlier routed attempt (or none); see {@link OutcomeInput#build}. */
+  /**
+   * {@return an outcome to build for an earlier routed attempt (or none); see
+   * {@link OutcomeInput#build}}
+   */
   public static Arbitrary<OutcomeInput> outcomes() {
     return Builders.withBuilder(() -> new OutcomeInput(0, null, null, null, OutcomeStatus.SUCCESS,
             null, null, null, null))

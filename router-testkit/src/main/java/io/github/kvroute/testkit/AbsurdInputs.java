@@ -27,8 +27,19 @@ public final class AbsurdInputs {
 
   /** How a request's prompt is keyed. */
   public sealed interface PromptInput {
+    /**
+     * Builds the prompt key in the model's namespace; throws what the factory throws for a bad
+     * value.
+     *
+     * @return the key
+     */
     PromptKey build();
 
+    /**
+     * A prompt given as token ids ({@link PromptKey#ofTokens}).
+     *
+     * @param tokens the token ids, possibly empty or huge
+     */
     record Tokens(int[] tokens) implements PromptInput {
       @Override
       public PromptKey build() {
@@ -41,6 +52,11 @@ public final class AbsurdInputs {
       }
     }
 
+    /**
+     * A prompt given as text ({@link PromptKey#ofText}).
+     *
+     * @param text the text, possibly empty or huge
+     */
     record Text(String text) implements PromptInput {
       @Override
       public PromptKey build() {
@@ -53,6 +69,13 @@ public final class AbsurdInputs {
       }
     }
 
+    /**
+     * A prompt given as engine block hashes ({@link PromptKey#ofBlockHashes}), in the default block
+     * size.
+     *
+     * @param hashes the block hashes, possibly more than {@code tokenCount} covers
+     * @param tokenCount the prompt's length in tokens, possibly negative
+     */
     record Hashes(long[] hashes, int tokenCount) implements PromptInput {
       @Override
       public PromptKey build() {
@@ -65,6 +88,11 @@ public final class AbsurdInputs {
       }
     }
 
+    /**
+     * A prompt with a length and no identity ({@link PromptKey#unhashed}).
+     *
+     * @param tokenCount the prompt's length in tokens, possibly negative
+     */
     record Unhashed(int tokenCount) implements PromptInput {
       @Override
       public PromptKey build() {
@@ -86,7 +114,11 @@ public final class AbsurdInputs {
           null, new PromptInput.Unhashed(64));
     }
 
-    /** Builds it; throws what the builder throws for the first bad value. */
+    /**
+     * Builds it; throws what the builder throws for the first bad value.
+     *
+     * @return the request
+     */
     public Request build() {
       Request.Builder b = Request.newBuilder().id(id).model(model).prompt(prompt.build());
       if (attempt != null) {
@@ -113,7 +145,12 @@ public final class AbsurdInputs {
       return b.build();
     }
 
-    /** The same input with the id made unique by {@code suffix} (when the id is not absurd). */
+    /**
+     * The same input with the id made unique by {@code suffix} (when the id is not absurd).
+     *
+     * @param suffix appended to the default id {@code req}, as {@code req-suffix}
+     * @return the renumbered input, or this one when its id is fuzzed
+     */
     public RequestInput numbered(int suffix) {
       return id.equals("req") ? withId("req-" + suffix) : this;
     }
@@ -189,7 +226,11 @@ public final class AbsurdInputs {
     static final int LONGS = 8;
     static final int FIELDS = LONGS + 3;
 
-    /** Builds it; throws what the builder throws for the first bad value. */
+    /**
+     * Builds it; throws what the builder throws for the first bad value.
+     *
+     * @return the report
+     */
     public ReplicaSnapshot build() {
       ReplicaSnapshot.Builder b = ReplicaSnapshot.newBuilder().replicaId(replicaId).epoch(epoch)
           .state(state).model(KvrouteArbitraries.MODEL);
@@ -271,7 +312,11 @@ public final class AbsurdInputs {
 
   /** A KV event. */
   public record KvEventInput(KvEvent.Type type, String replicaId, long epoch, long[] keys) {
-    /** Builds it; throws what the factory throws for a bad value. */
+    /**
+     * Builds it; throws what the factory throws for a bad value.
+     *
+     * @return the event
+     */
     public KvEvent build() {
       return switch (type) {
         case STORED -> KvEvent.stored(replicaId, epoch, keys);
@@ -311,12 +356,26 @@ public final class AbsurdInputs {
       OutcomeStatus status, Duration queueTime, Duration ttft, Integer cachedTokens,
       Integer outputTokens) {
 
-    /** Builds the outcome of {@code request} routed by {@code decision}; throws for a bad value. */
+    /**
+     * Builds the outcome of {@code request} routed by {@code decision}; throws for a bad value.
+     *
+     * @param request the request routed
+     * @param decision its routed decision
+     * @return the outcome, with the fuzzed attempt, replica and epoch where set
+     */
     public Outcome build(Request request, RoutingDecision decision) {
       return build(request.id(), request.attempt(), decision.replicaId(), decision.epoch());
     }
 
-    /** Builds the outcome of an attempt routed to {@code routedReplica}; throws for a bad value. */
+    /**
+     * Builds the outcome of an attempt routed to {@code routedReplica}; throws for a bad value.
+     *
+     * @param requestId the request's id
+     * @param routedAttempt the attempt routed, used unless a fuzzed one is set
+     * @param routedReplica the replica routed to, used unless a fuzzed one is set
+     * @param routedEpoch the epoch routed at, used unless a fuzzed one is set
+     * @return the outcome
+     */
     public Outcome build(String requestId, int routedAttempt, String routedReplica, long routedEpoch) {
       Outcome.Builder b = Outcome.newBuilder().requestId(requestId)
           .attempt(attempt != null ? attempt : routedAttempt)

@@ -48,7 +48,7 @@ import net.jqwik.api.Provide;
  */
 public abstract class AdmissionControllerContract {
 
-  /** The controller under test. */
+  /** {@return the controller under test} */
   protected abstract AdmissionController admissionController();
 
   /**

@@ -31,12 +31,28 @@ import java.util.function.ToDoubleFunction;
 public final class FixedRoutingContext {
   private FixedRoutingContext() {}
 
-  /** Views in their role lists, a seeded random source, time 0 and the default cost model. */
+  /**
+   * Views in their role lists, a seeded random source, time 0 and the default cost model.
+   *
+   * @param request the request routed
+   * @param views the candidates, split into role lists by their {@link CandidateView#role()}
+   * @param seed the seed of the context's random source
+   * @return the context
+   */
   public static RoutingContext of(Request request, List<CandidateView> views, long seed) {
     return of(request, views, RandomSource.seeded(seed), 0, CostModel.defaults());
   }
 
-  /** Views in their role lists, estimated by the standard terms under {@code model}. */
+  /**
+   * Views in their role lists, estimated by the standard terms under {@code model}.
+   *
+   * @param request the request routed
+   * @param views the candidates, split into role lists by their {@link CandidateView#role()}
+   * @param random the context's random source
+   * @param nowNanos the context's time, in nanoseconds
+   * @param model the cost model the standard terms use
+   * @return the context
+   */
   public static RoutingContext of(Request request, List<CandidateView> views,
       RandomSource random, long nowNanos, CostModel model) {
     return RoutingContexts.fixed(request, views, random, nowNanos, model);
@@ -45,6 +61,10 @@ public final class FixedRoutingContext {
   /**
    * {@code context} as seen by a router sharing its fleet with {@code peers} times its own traffic
    * from other routers ({@link RoutingContext#peerRouters()}); everything else is {@code context}'s.
+   *
+   * @param context the context wrapped
+   * @param peers other routers' traffic as a multiple of this router's; finite, {@code >= 0}
+   * @return the context
    */
   public static RoutingContext withPeerRouters(RoutingContext context, double peers) {
     if (!(peers >= 0) || Double.isInfinite(peers)) {
@@ -53,7 +73,16 @@ public final class FixedRoutingContext {
     return new Peered(context, peers);
   }
 
-  /** Views in their role lists, estimated by {@code terms} (empty: every estimate is empty). */
+  /**
+   * Views in their role lists, estimated by {@code terms} (empty: every estimate is empty).
+   *
+   * @param request the request routed
+   * @param views the candidates, split into role lists by their {@link CandidateView#role()}
+   * @param random the context's random source
+   * @param nowNanos the context's time, in nanoseconds
+   * @param terms the cost terms whose sum is each estimate
+   * @return the context
+   */
   public static RoutingContext of(Request request, List<CandidateView> views,
       RandomSource random, long nowNanos, List<Scorer> terms) {
     return RoutingContexts.fixed(request, views, random, nowNanos, terms);

@@ -44,7 +44,9 @@ public final class KvrouteArbitraries {
   public static final String MODEL = "model-a";
   /** A second model, so that some replicas cannot serve some requests. */
   public static final String OTHER_MODEL = "model-b";
+  /** Model versions requests may be pinned to and replicas may serve. */
   public static final List<String> VERSIONS = List.of("v1", "v2");
+  /** LoRA adapters requests may need and replicas may hold. */
   public static final List<String> ADAPTERS = List.of("lora-sql", "lora-chat", "lora-code");
   /** Distinct shared system prompts; prompts drawn from them share leading blocks. */
   public static final int SYSTEM_PROMPTS = 4;
@@ -53,8 +55,9 @@ public final class KvrouteArbitraries {
   private KvrouteArbitraries() {}
 
   /**
-   * Token ids: up to 12 blocks of one of {@link #SYSTEM_PROMPTS} fixed system prompts, then up to 120
-   * random tokens. Two prompts with the same system prompt share their leading blocks.
+   * {@return token ids: up to 12 blocks of one of {@link #SYSTEM_PROMPTS} fixed system prompts,
+   * then up to 120 random tokens} Two prompts with the same system prompt share their leading
+   * blocks.
    */
   public static Arbitrary<int[]> promptTokens() {
     return Combinators.combine(Arbitraries.integers().between(0, SYSTEM_PROMPTS - 1),
@@ -63,7 +66,13 @@ public final class KvrouteArbitraries {
         .as((system, blocks, suffix) -> concat(systemPrompt(system, blocks * BLOCK), suffix));
   }
 
-  /** The first {@code tokens} tokens of system prompt {@code which}; deterministic. */
+  /**
+   * The first {@code tokens} tokens of system prompt {@code which}; deterministic.
+   *
+   * @param which the system prompt's number; different numbers give different tokens
+   * @param tokens the length wanted, in tokens
+   * @return the token ids, in {@code [50000, 100000)}
+   */
   public static int[] systemPrompt(int which, int tokens) {
     int[] t = new int[tokens];
     for (int i = 0; i < tokens; i++) {
@@ -72,7 +81,7 @@ public final class KvrouteArbitraries {
     return t;
   }
 
-  /** Requests mostly for {@link #MODEL} (one in ten for {@link #OTHER_MODEL}). */
+  /** {@return requests mostly for {@link #MODEL} (one in ten for {@link #OTHER_MODEL})} */
   public static Arbitrary<Request> requests() {
     return Arbitraries.frequencyOf(Tuple.of(9, requests(MODEL)), Tuple.of(1, requests(OTHER_MODEL)));
   }
@@ -81,6 +90,9 @@ public final class KvrouteArbitraries {
    * Requests for {@code model}: sometimes pinned to a version (15%), needing an adapter (15%), in
    * one of eight sessions (40%), with a TTFT budget (30%, possibly already spent upstream); any
    * priority; the prompt hashed in the namespace of model, version and adapter.
+   *
+   * @param model the model requested
+   * @return the arbitrary
    */
   public static Arbitrary<Request> requests(String model) {
     return Builders.withBuilder(() -> new RequestSpec(model))
@@ -99,7 +111,7 @@ public final class KvrouteArbitraries {
         .build(RequestSpec::build);
   }
 
-  /** Reports from any replica id {@code replica-0} to {@code replica-7}. */
+  /** {@return reports from any replica id {@code replica-0} to {@code replica-7}} */
   public static Arbitrary<ReplicaSnapshot> snapshots() {
     return Arbitraries.integers().between(0, 7).flatMap(i -> snapshots("replica-" + i));
   }
@@ -108,6 +120,9 @@ public final class KvrouteArbitraries {
    * Reports from {@code replicaId}: mostly READY (also STARTING, DRAINING, STOPPED), mostly MIXED
    * (also PREFILL, DECODE), mostly {@link #MODEL}, epoch 0 to 3, an optional version, resident and
    * loadable adapters, and each load field present or absent independently.
+   *
+   * @param replicaId the replica's id
+   * @return the arbitrary
    */
   public static Arbitrary<ReplicaSnapshot> snapshots(String replicaId) {
     Arbitrary<ReplicaState> states = Arbitraries.frequency(Tuple.of(14, ReplicaState.READY),
@@ -146,12 +161,22 @@ public final class KvrouteArbitraries {
         .build(ReplicaSnapshot.Builder::build);
   }
 
-  /** Fleets of 0 to 8 replicas with distinct ids {@code replica-0}, {@code replica-1}, ... */
+  /**
+   * Fleets of 0 to 8 replicas with distinct ids {@code replica-0}, {@code replica-1}, ...
+   *
+   * @return the arbitrary
+   */
   public static Arbitrary<List<ReplicaSnapshot>> fleets() {
     return fleets(0, 8);
   }
 
-  /** Fleets of {@code min} to {@code max} replicas with distinct ids. */
+  /**
+   * Fleets of {@code min} to {@code max} replicas with distinct ids.
+   *
+   * @param min the fewest replicas, {@code >= 0}
+   * @param max the most replicas
+   * @return the arbitrary; ids are {@code replica-0}, {@code replica-1}, ...
+   */
   public static Arbitrary<List<ReplicaSnapshot>> fleets(int min, int max) {
     return Arbitraries.integers().between(min, max).flatMap(n -> {
       if (n == 0) {
@@ -169,6 +194,8 @@ public final class KvrouteArbitraries {
    * Workloads on a fleet of 1 to 6 replicas: 5 to 60 actions (routes of {@link #requests()} with
    * unique ids, outcomes of earlier routes, new reports from the fleet's replicas or a newcomer,
    * removals, and time steps).
+   *
+   * @return the arbitrary
    */
   public static Arbitrary<RouterScript> routerScripts() {
     return fleets(1, 6).flatMap(fleet -> actions(fleet.size()).list().ofMinSize(5).ofMaxSize(60)

@@ -26,6 +26,12 @@ import java.util.Objects;
  */
 public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
 
+  /**
+   * Copies both lists into unmodifiable lists.
+   *
+   * @param fleet reports applied before the first action
+   * @param actions the script
+   */
   public RouterScript {
     fleet = List.copyOf(fleet);
     actions = List.copyOf(actions);
@@ -36,6 +42,11 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
 
   /** Route {@code request} (its id is unique within the workload). */
   public record Route(Request request) implements Action {
+    /**
+     * Requires a request.
+     *
+     * @param request the request routed
+     */
     public Route {
       Objects.requireNonNull(request, "request");
     }
@@ -46,6 +57,12 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
    * routed and has no outcome yet; ignored otherwise.
    */
   public record Complete(int route, OutcomeStatus status) implements Action {
+    /**
+     * Requires a status.
+     *
+     * @param route the route's number, taken modulo the routes played so far
+     * @param status how the attempt ended
+     */
     public Complete {
       Objects.requireNonNull(status, "status");
     }
@@ -53,6 +70,11 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
 
   /** Apply a new report (possibly from an older epoch, which the router must ignore). */
   public record Report(ReplicaSnapshot snapshot) implements Action {
+    /**
+     * Requires a report.
+     *
+     * @param snapshot the report applied
+     */
     public Report {
       Objects.requireNonNull(snapshot, "snapshot");
     }
@@ -60,6 +82,11 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
 
   /** The host's membership says the replica is gone ({@link Router#removeReplica}). */
   public record Remove(String replicaId) implements Action {
+    /**
+     * Requires a replica id.
+     *
+     * @param replicaId the replica removed
+     */
     public Remove {
       Objects.requireNonNull(replicaId, "replicaId");
     }
@@ -70,14 +97,37 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
 
   /** What a played workload did, step by step; every method defaults to nothing. */
   public interface Observer {
+    /**
+     * A report was applied, with what the router did with it.
+     *
+     * @param snapshot the report
+     * @param result the router's answer
+     */
     default void reported(ReplicaSnapshot snapshot, UpdateResult result) {}
 
+    /**
+     * A replica was removed.
+     *
+     * @param replicaId the replica's id
+     */
     default void removed(String replicaId) {}
 
+    /**
+     * A request was routed.
+     *
+     * @param request the request
+     * @param decision the router's decision
+     */
     default void routed(Request request, RoutingDecision decision) {}
   }
 
-  /** Plays this workload and returns every decision in order. */
+  /**
+   * Plays this workload and returns every decision in order.
+   *
+   * @param router the router played on, whose ticker is {@code ticker}
+   * @param ticker the router's ticker, advanced as the script goes
+   * @return the decisions, one per {@link Route}
+   */
   public List<RoutingDecision> playOn(Router router, ManualTicker ticker) {
     return playOn(router, ticker, new Observer() {});
   }
@@ -86,6 +136,11 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
    * Plays this workload on {@code router}, advancing {@code ticker} (which must be the router's) by
    * one millisecond per action besides {@link Advance}, and returns every decision in order. Outcomes
    * carry the attempt's replica and epoch and, for successes, a TTFT.
+   *
+   * @param router the router played on
+   * @param ticker the router's ticker
+   * @param observer told each report, removal and decision
+   * @return the decisions, one per {@link Route}
    */
   public List<RoutingDecision> playOn(Router router, ManualTicker ticker, Observer observer) {
     List<Request> requests = new ArrayList<>();
@@ -120,7 +175,15 @@ public record RouterScript(List<ReplicaSnapshot> fleet, List<Action> actions) {
     return decisions;
   }
 
-  /** The outcome a host would report for a routed attempt. */
+  /**
+   * The outcome a host would report for a routed attempt.
+   *
+   * @param request the request routed
+   * @param decision its routed decision
+   * @param status how the attempt ended; a success carries a 50 ms TTFT and the decision's matched
+   *     tokens as cached tokens
+   * @return the outcome
+   */
   public static Outcome outcome(Request request, RoutingDecision decision, OutcomeStatus status) {
     Outcome.Builder b = Outcome.newBuilder().requestId(request.id()).attempt(request.attempt())
         .replicaId(decision.replicaId()).epoch(decision.epoch()).status(status);

@@ -82,6 +82,24 @@ public final class RouterStress implements AutoCloseable {
       int kvEventsPerPhase, int churnPerPhase, int largeBatchEvery, int largeBatchKeys,
       boolean ghostEvents, long indexBudgetBytes, Duration leaseTimeout, long seed) {
 
+    /**
+     * Checks the sizes: at least one routing thread, replica, large-batch period and key, no
+     * negative count, and a lease timeout.
+     *
+     * @param routingThreads threads calling {@code route} and {@code onOutcome}
+     * @param replicas the fleet
+     * @param routesPerThread routes per routing thread per phase
+     * @param reportsPerPhase load reports per phase
+     * @param kvEventsPerPhase KV events per phase
+     * @param churnPerPhase membership changes per phase
+     * @param largeBatchEvery one KV event in this many is a large batch
+     * @param largeBatchKeys keys in a large batch
+     * @param ghostEvents whether one KV event in 50 names a replica the fleet never had
+     * @param indexBudgetBytes the router's index budget
+     * @param leaseTimeout the router's lease timeout, in virtual time (which advances 1 ms per 4
+     *     routes per thread and per churn step)
+     * @param seed the workload's seed (thread interleaving is not reproducible)
+     */
     public Config {
       check(routingThreads >= 1, "routingThreads", routingThreads, ">= 1");
       check(replicas >= 1, "replicas", replicas, ">= 1");
@@ -95,8 +113,8 @@ public final class RouterStress implements AutoCloseable {
     }
 
     /**
-     * The thread-safety check of {@link RoutingPolicyContract}: 4 routing threads x 250 routes, 6
-     * replicas, 300 churn steps, 100 KV events, a 10-minute lease (nothing expires).
+     * {@return the thread-safety check of {@link RoutingPolicyContract}: 4 routing threads x 250
+     * routes, 6 replicas, 300 churn steps, 100 KV events, a 10-minute lease (nothing expires)}
      */
     public static Config contract() {
       return new Config(4, 6, 250, 250, 100, 300, 25, 1_024, false, 1L << 20,
@@ -104,31 +122,52 @@ public final class RouterStress implements AutoCloseable {
     }
 
     /**
-     * A few seconds on two cores: 4 routing threads x 1,500 routes, 6 replicas, 256 KiB budget, KV
-     * events for unknown replicas among the rest.
+     * {@return a few seconds on two cores: 4 routing threads x 1,500 routes, 6 replicas, 256 KiB
+     * budget, KV events for unknown replicas among the rest}
      */
     public static Config bounded() {
       return new Config(4, 6, 1_500, 1_500, 600, 300, 40, 2_048, true, 256 << 10,
           Duration.ofMillis(200), 1);
     }
 
-    /** A soak phase: 8 routing threads x 20,000 routes, 8 replicas, 8 MiB budget, 16k-key batches. */
+    /**
+     * {@return a soak phase: 8 routing threads x 20,000 routes, 8 replicas, 8 MiB budget, 16k-key
+     * batches}
+     */
     public static Config soak() {
       return new Config(8, 8, 20_000, 20_000, 4_000, 2_000, 25, 16_384, true, 8L << 20,
           Duration.ofMillis(200), 1);
     }
 
+    /**
+     * This configuration with another number of routing threads.
+     *
+     * @param threads routing threads; {@code >= 1}
+     * @return a copy with {@code routingThreads = threads}
+     */
     public Config withRoutingThreads(int threads) {
       return new Config(threads, replicas, routesPerThread, reportsPerPhase, kvEventsPerPhase,
           churnPerPhase, largeBatchEvery, largeBatchKeys, ghostEvents, indexBudgetBytes, leaseTimeout,
           seed);
     }
 
+    /**
+     * This configuration with KV events for unknown replicas on or off.
+     *
+     * @param on whether one KV event in 50 names a replica the fleet never had
+     * @return a copy with {@code ghostEvents = on}
+     */
     public Config withGhostEvents(boolean on) {
       return new Config(routingThreads, replicas, routesPerThread, reportsPerPhase, kvEventsPerPhase,
           churnPerPhase, largeBatchEvery, largeBatchKeys, on, indexBudgetBytes, leaseTimeout, seed);
     }
 
+    /**
+     * This configuration with another seed.
+     *
+     * @param newSeed the workload's seed
+     * @return a copy with {@code seed = newSeed}
+     */
     public Config withSeed(long newSeed) {
       return new Config(routingThreads, replicas, routesPerThread, reportsPerPhase, kvEventsPerPhase,
           churnPerPhase, largeBatchEvery, largeBatchKeys, ghostEvents, indexBudgetBytes, leaseTimeout,
@@ -163,6 +202,24 @@ public final class RouterStress implements AutoCloseable {
   public record Phase(int number, long offered, long routed, long rejected, long failed,
       long outcomes, long reports, long kvEvents, long kvEventKeys, long churn, long elapsedNanos,
       long maxRouteNanos, RouterStats stats, List<String> violations) {
+    /**
+     * Copies {@code violations} into an unmodifiable list.
+     *
+     * @param number 1 for the first phase
+     * @param offered route calls
+     * @param routed routed decisions
+     * @param rejected rejections, all reasons
+     * @param failed route calls that threw
+     * @param outcomes outcome reports
+     * @param reports load reports
+     * @param kvEvents KV events
+     * @param kvEventKeys keys in those events
+     * @param churn membership changes
+     * @param elapsedNanos wall-clock time of this phase's traffic (reported, never checked)
+     * @param maxRouteNanos the slowest single {@code route} call of this phase, wall clock
+     * @param stats the router's stats at quiescence
+     * @param violations what broke, empty when the books balanced
+     */
     public Phase {
       violations = List.copyOf(violations);
     }
@@ -180,13 +237,23 @@ public final class RouterStress implements AutoCloseable {
   /** How a host or a contract builds the router under stress. */
   @FunctionalInterface
   public interface RouterFactory {
-    /** A router on {@code ticker}, seeded with {@code seed}, reporting to {@code listener}. */
+    /**
+     * A router on {@code ticker}, seeded with {@code seed}, reporting to {@code listener}.
+     *
+     * @param ticker the stress's virtual clock, which the router must use
+     * @param seed the workload's seed
+     * @param listener the stress's books, which the router must report to
+     * @return the router
+     */
     Router create(ManualTicker ticker, long seed, RouterListener listener);
   }
 
   /**
    * Builds the router with this stress's ticker, seed, listener, and the config's index budget and
    * lease timeout; {@code policy} sets the rest (at least the policy).
+   *
+   * @param config the phase sizes, seed, index budget and lease timeout
+   * @param policy configures the router builder's policy (and anything else)
    */
   public RouterStress(Config config, Consumer<Router.Builder> policy) {
     this(config, (ticker, seed, listener) -> {
@@ -200,6 +267,9 @@ public final class RouterStress implements AutoCloseable {
   /**
    * Stresses the router {@code factory} builds (which must use the ticker and listener it is given;
    * the config's index budget and lease timeout are then the factory's business).
+   *
+   * @param config the phase sizes and seed
+   * @param factory builds the router under stress
    */
   public RouterStress(Config config, RouterFactory factory) {
     this.config = Objects.requireNonNull(config, "config: null (expected: non-null)");
@@ -211,11 +281,18 @@ public final class RouterStress implements AutoCloseable {
     }
   }
 
+  /** {@return the router under stress} */
   public Router router() {
     return router;
   }
 
-  /** Runs one phase to quiescence and checks the books. */
+  /**
+   * Runs one phase to quiescence and checks the books.
+   *
+   * @return the phase's counts and the violations found
+   * @throws InterruptedException if the calling thread is interrupted while waiting for the phase's
+   *     threads
+   */
   public Phase runPhase() throws InterruptedException {
     int phase = ++phases;
     books.maxRouteNanos.reset();

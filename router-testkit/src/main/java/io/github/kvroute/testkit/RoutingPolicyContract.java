@@ -62,10 +62,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class RoutingPolicyContract {
 
-  /** The registered name of the policy under test. */
+  /** {@return the registered name of the policy under test} */
   protected abstract String policyName();
 
-  /** Its configuration; default empty (the provider's defaults). */
+  /** {@return the policy's configuration; default empty (the provider's defaults)} */
   protected Map<String, String> policyConfig() {
     return Map.of();
   }
@@ -73,6 +73,9 @@ public abstract class RoutingPolicyContract {
   /**
    * A new policy instance for one router, created with that router's ticker and randomness. Default:
    * {@link #policyName()} with {@link #policyConfig()} from the default registry.
+   *
+   * @param environment the router's ticker, randomness and registry
+   * @return a new policy
    */
   protected RoutingPolicy newPolicy(PolicyEnvironment environment) {
     ConfigOrError<RoutingPolicy> p = RoutingPolicyRegistry.defaultRegistry()
@@ -81,7 +84,15 @@ public abstract class RoutingPolicyContract {
     return p.value();
   }
 
-  /** A router with the policy under test, time on {@code ticker}, randomness seeded with {@code seed}. */
+  /**
+   * A router with the policy under test, time on {@code ticker}, randomness seeded with
+   * {@code seed}.
+   *
+   * @param ticker the router's clock
+   * @param seed the seed of the router's randomness
+   * @param listener the router's listener
+   * @return the router, with a 1 MiB index budget
+   */
   protected Router newRouter(ManualTicker ticker, long seed, RouterListener listener) {
     RandomSource random = RandomSource.seeded(seed);
     RoutingPolicy policy = newPolicy(PolicyEnvironment.of(ticker, random));

@@ -53,6 +53,8 @@ public final class AzureTrace implements TraceSource {
   /**
    * Reads and validates a trace file.
    *
+   * @param file the trace's CSV file
+   * @return the trace
    * @throws TraceFormatException if a line is malformed (the message names the file and line)
    * @throws IOException if the file cannot be read
    */
@@ -66,6 +68,9 @@ public final class AzureTrace implements TraceSource {
   /**
    * Reads and validates a trace from {@code reader}; {@code fileName} is used in error messages.
    *
+   * @param reader the trace's CSV text, header first
+   * @param fileName the file's name, for error messages
+   * @return the trace
    * @throws TraceFormatException if a line is malformed
    * @throws IOException if reading fails
    */

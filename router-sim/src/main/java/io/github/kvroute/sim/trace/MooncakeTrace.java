@@ -60,6 +60,8 @@ public final class MooncakeTrace implements TraceSource {
   /**
    * Reads and validates a trace file.
    *
+   * @param file the trace's JSON-lines file
+   * @return the trace
    * @throws TraceFormatException if a line is malformed (the message names the file and line)
    * @throws IOException if the file cannot be read
    */
@@ -73,6 +75,9 @@ public final class MooncakeTrace implements TraceSource {
   /**
    * Reads and validates a trace from {@code reader}; {@code fileName} is used in error messages.
    *
+   * @param reader the trace's JSON lines
+   * @param fileName the file's name, for error messages
+   * @return the trace
    * @throws TraceFormatException if a line is malformed
    * @throws IOException if reading fails
    */
@@ -220,7 +225,7 @@ public final class MooncakeTrace implements TraceSource {
     return out.build();
   }
 
-  /** The requests at their recorded (quantised) timestamps, unspread. */
+  /** {@return the requests at their recorded (quantised) timestamps, unspread} */
   public List<TraceRequest> recordedRequests() {
     return requests;
   }

@@ -10,7 +10,9 @@ package io.github.kvroute.sim.trace;
 public final class TraceFormatException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
+  /** The trace file's name, as the message gives it. */
   private final String file;
+  /** The 1-based line at fault. */
   private final long line;
 
   /**
@@ -29,12 +31,12 @@ public final class TraceFormatException extends IllegalArgumentException {
     return s.replaceAll("\\s*[\\r\\n]+\\s*", " ");
   }
 
-  /** The file's name. */
+  /** {@return the file's name} */
   public String file() {
     return file;
   }
 
-  /** The 1-based line number. */
+  /** {@return the 1-based line number} */
   public long line() {
     return line;
   }

@@ -18,6 +18,9 @@ public final class TraceRequest {
 
   /**
    * @param line the 1-based line of the trace file it came from
+   * @param arrivalNanos nanoseconds from the trace's first request; {@code >= 0}
+   * @param inputTokens the prompt's length in tokens; {@code >= 1}
+   * @param outputTokens the output's length in tokens; {@code >= 0}
    * @param hashIds block ids, possibly empty when the trace has no prefix information
    * @throws IllegalArgumentException if a value is negative
    */
@@ -38,29 +41,32 @@ public final class TraceRequest {
     return new TraceRequest(line, nanos, inputTokens, outputTokens, hashIds);
   }
 
-  /** The 1-based line of the trace file. */
+  /** {@return the 1-based line of the trace file} */
   public long line() {
     return line;
   }
 
+  /** {@return when the request arrived, in nanoseconds from the trace's first request} */
   public long arrivalNanos() {
     return arrivalNanos;
   }
 
+  /** {@return the prompt's length in tokens (at least 1)} */
   public int inputTokens() {
     return inputTokens;
   }
 
+  /** {@return the output's length in tokens} */
   public int outputTokens() {
     return outputTokens;
   }
 
-  /** Number of block ids (0 when the trace has no prefix information). */
+  /** {@return number of block ids (0 when the trace has no prefix information)} */
   public int blockCount() {
     return hashIds.length;
   }
 
-  /** A copy of the block ids. */
+  /** {@return a copy of the block ids} */
   public long[] hashIds() {
     return hashIds.clone();
   }

@@ -11,18 +11,19 @@ import java.util.OptionalInt;
  */
 public interface TraceSource {
 
-  /** Short name of the source, e.g. {@code mooncake:conversation_trace.jsonl}. */
+  /** {@return short name of the source, e.g. {@code mooncake:conversation_trace.jsonl}} */
   String name();
 
-  /** One line saying what the trace is. */
+  /** {@return one line saying what the trace is} */
   String description();
 
-  /** Requests in the trace. */
+  /** {@return requests in the trace} */
   int size();
 
   /**
-   * Tokens per block of {@link TraceRequest#hashIds()} when the trace carries prefix information
-   * (Mooncake: 512); empty when it does not (Azure), in which case every prompt is unique.
+   * {@return tokens per block of {@link TraceRequest#hashIds()} when the trace carries prefix
+   * information (Mooncake: 512); empty when it does not (Azure), in which case every prompt is
+   * unique}
    */
   OptionalInt blockSizeTokens();
 
@@ -30,6 +31,10 @@ public interface TraceSource {
    * The requests in file order, arrivals in nanoseconds from the first request. Where a trace's
    * timestamps are coarse, requests sharing one are spread over its interval deterministically from
    * {@code seed}; otherwise {@code seed} is ignored.
+   *
+   * @param seed spreads requests that share a coarse timestamp; ignored when the timestamps are
+   *     exact
+   * @return the requests, arrivals not decreasing
    */
   List<TraceRequest> requests(long seed);
 }

@@ -30,6 +30,17 @@ import java.util.Optional;
 public record KvEventStream(String replicaId, String endpoint, String replayEndpoint, String topic,
     CacheNamespace namespace) {
 
+  /**
+   * Validates the stream (else {@code IllegalArgumentException} or {@code NullPointerException}): a
+   * non-blank replica id, ZeroMQ endpoints ({@code tcp://}, {@code ipc://} or {@code inproc://}), a
+   * non-null topic and an unkeyed namespace.
+   *
+   * @param replicaId the replica's id in the router
+   * @param endpoint the ZeroMQ PUB endpoint to connect to ({@code tcp://host:5557})
+   * @param replayEndpoint the ROUTER replay endpoint ({@code tcp://host:5558}), or null when none
+   * @param topic the topic subscribed to; {@code ""} (vLLM's default) receives every topic
+   * @param namespace the cache namespace the engine hashes are mapped into; must not be keyed
+   */
   public KvEventStream {
     if (replicaId == null || replicaId.isBlank()) {
       throw new IllegalArgumentException("replicaId: " + replicaId + " (expected: non-blank)");

@@ -17,6 +17,15 @@ import java.util.OptionalInt;
  */
 public record VllmKvEventBatch(double timestamp, List<VllmKvEvent> events, OptionalInt dataParallelRank,
     int skippedEvents) {
+  /**
+   * Copies {@code events} into an unmodifiable list and requires {@code skippedEvents >= 0}.
+   *
+   * @param timestamp the engine's wall-clock time of the batch, in seconds since the Unix epoch
+   *     (vLLM's {@code time.time()}); informative only: kvroute orders events by sequence number
+   * @param events the events, in the engine's order
+   * @param dataParallelRank the publishing engine's data-parallel rank, when the batch says
+   * @param skippedEvents events of a type this decoder does not know (a newer vLLM's), skipped
+   */
   public VllmKvEventBatch {
     events = List.copyOf(events);
     if (skippedEvents < 0) {
