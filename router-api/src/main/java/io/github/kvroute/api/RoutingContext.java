@@ -62,6 +62,10 @@ public interface RoutingContext {
    * router's implementation, for policies that rank many candidates by weighted terms. The weight
    * function is called once per term and must not throw; a weight of 1 everywhere gives
    * {@link #estimateMillis}.
+   *
+   * @param candidate one of this context's candidates
+   * @param weightOfTerm the weight of a term, by the term's name (1 for "as estimated")
+   * @return the weighted sum in milliseconds: a ranking score, not a predicted TTFT
    */
   default double weightedEstimateMillis(CandidateView candidate,
       ToDoubleFunction<String> weightOfTerm) {
