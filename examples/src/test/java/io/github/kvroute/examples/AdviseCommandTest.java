@@ -2,28 +2,13 @@ package io.github.kvroute.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code kvroute-sim advise ...}: the advisors on the command line. */
 class AdviseCommandTest {
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = KvrouteSim.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int exit = cli.execute(args);
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   void replicationRunsThePolicyWithAndWithoutTheAdviceAndListsTheChanges() {
-    Run r = run("advise", "replication", "--policy", "cache-only", "--requests", "600",
+    CliRun r = CliRun.of("advise", "replication", "--policy", "cache-only", "--requests", "600",
         "--rate-scale", "2");
 
     assertThat(r.exit()).as(r.err()).isZero();
@@ -34,12 +19,13 @@ class AdviseCommandTest {
 
   @Test
   void replicationHelpAndBadInputs() {
-    assertThat(run("advise", "replication", "--help").out())
+    assertThat(CliRun.of("advise", "replication", "--help").out())
         .contains("Usage: kvroute-sim advise replication");
-    Run bad = run("advise", "replication", "--policy", "nope");
+    CliRun bad = CliRun.of("advise", "replication", "--policy", "nope");
     assertThat(bad.exit()).isEqualTo(2);
     assertThat(bad.err()).contains("--policy: nope (expected: one of");
-    Run badOption = run("advise", "replication", "--option", "max_replicas=0", "--requests", "50");
+    CliRun badOption =
+        CliRun.of("advise", "replication", "--option", "max_replicas=0", "--requests", "50");
     assertThat(badOption.exit()).isEqualTo(2);
     assertThat(badOption.err()).contains("max_replicas");
   }
@@ -47,7 +33,7 @@ class AdviseCommandTest {
   @Test
   void autoscaleWatchesTheRunAndPrintsTheAdviceTimeline(@org.junit.jupiter.api.io.TempDir
       java.nio.file.Path dir) throws java.io.IOException {
-    Run r = run("advise", "autoscale", "--requests", "1500", "--cold-start-s", "30",
+    CliRun r = CliRun.of("advise", "autoscale", "--requests", "1500", "--cold-start-s", "30",
         "--cooldown-s", "30", "--every-s", "20", "--out", dir.toString());
 
     assertThat(r.exit()).as(r.err()).isZero();
@@ -61,8 +47,8 @@ class AdviseCommandTest {
 
   @Test
   void autoscaleWithApplyAlsoRunsTheFleetScaledByTheAdvice() {
-    Run r = run("advise", "autoscale", "--apply", "--requests", "1500", "--cold-start-s", "30",
-        "--cooldown-s", "30", "--no-report");
+    CliRun r = CliRun.of("advise", "autoscale", "--apply", "--requests", "1500", "--cold-start-s",
+        "30", "--cooldown-s", "30", "--no-report");
 
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("\nhybrid-cost ").contains("\nhybrid-cost+advice ")
@@ -71,20 +57,20 @@ class AdviseCommandTest {
 
   @Test
   void autoscaleRejectsAnUnknownScenario() {
-    Run r = run("advise", "autoscale", "--scenario", "nope", "--no-report");
+    CliRun r = CliRun.of("advise", "autoscale", "--scenario", "nope", "--no-report");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--scenario: nope (expected: a scenario name");
   }
 
   @Test
   void canaryComparesTheArmsByPrefixHit() {
-    Run r = run("advise", "canary", "--requests", "1000");
+    CliRun r = CliRun.of("advise", "canary", "--requests", "1000");
 
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("== canary:")
         .contains("arm        requests  hit_ratio  ttft_mean_ms  ttft_hit_ms  ttft_miss_ms")
         .contains("\nstable v1 ").contains("\ncanary v2 ").contains("hit ratio gap");
-    Run bad = run("advise", "canary", "--scenario", "multi-tenant");
+    CliRun bad = CliRun.of("advise", "canary", "--scenario", "multi-tenant");
     assertThat(bad.exit()).isEqualTo(2);
     assertThat(bad.err()).contains("expected: a scenario with a canary");
   }

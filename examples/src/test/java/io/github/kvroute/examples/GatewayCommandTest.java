@@ -2,30 +2,15 @@ package io.github.kvroute.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code kvroute-sim gateway}'s help and its one-line errors (running it is the e2e test's job). */
 class GatewayCommandTest {
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = KvrouteSim.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int exit = cli.execute(args);
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   void helpNamesEveryOption() {
-    Run r = run("gateway", "--help");
+    CliRun r = CliRun.of("gateway", "--help");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).contains("Usage: kvroute-sim gateway").contains("--emulate=N")
         .contains("--replica=ID=URL").contains("--port=PORT").contains("--policy=NAME")
@@ -42,7 +27,7 @@ class GatewayCommandTest {
       "gateway --replica a=http://h:1 --replica a=http://h:2|--replica: a=http://h:2 (expected: each id once)",
       "gateway --replica a=http://h:1 --kv-events|--kv-events: only with --emulate"})
   void badArgumentsAreOneLineAndExitCode2(String args, String expected) {
-    Run r = run(args.split(" "));
+    CliRun r = CliRun.of(args.split(" "));
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).startsWith("kvroute-sim: ").contains(expected);
     assertThat(r.err().lines().count()).as(r.err()).isEqualTo(1);

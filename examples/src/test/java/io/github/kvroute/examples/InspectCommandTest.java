@@ -2,29 +2,14 @@ package io.github.kvroute.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code kvroute-sim inspect}: per replica, the engine's waiting requests beside the estimate. */
 class InspectCommandTest {
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = KvrouteSim.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int exit = cli.execute(args);
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   void eachPolicyGetsARowPerReplicaWhoseWorkSharesAddUpToOne() {
-    Run r = run("inspect", "--scenario", "multi-tenant", "--policies", "hybrid-cost,round-robin",
-        "--requests", "400", "--seed", "2");
+    CliRun r = CliRun.of("inspect", "--scenario", "multi-tenant", "--policies",
+        "hybrid-cost,round-robin", "--requests", "400", "--seed", "2");
 
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("== multi-tenant:").contains("\nhybrid-cost: SLO attainment ")
@@ -46,13 +31,13 @@ class InspectCommandTest {
 
   @Test
   void badInputsNameTheOption() {
-    Run scenario = run("inspect", "--scenario", "nope");
+    CliRun scenario = CliRun.of("inspect", "--scenario", "nope");
     assertThat(scenario.exit()).isEqualTo(2);
     assertThat(scenario.err()).contains("--scenario: nope (expected: one of");
-    Run policy = run("inspect", "--policies", "nope");
+    CliRun policy = CliRun.of("inspect", "--policies", "nope");
     assertThat(policy.exit()).isEqualTo(2);
     assertThat(policy.err()).contains("--policies: nope (expected: one of");
-    Run interval = run("inspect", "--interval-ms", "0");
+    CliRun interval = CliRun.of("inspect", "--interval-ms", "0");
     assertThat(interval.exit()).isEqualTo(2);
     assertThat(interval.err()).contains("--interval-ms: 0 (expected: >= 1)");
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.RejectReason;
@@ -104,42 +103,8 @@ class PairSelectionTest {
   }
 
   /** {@code base} with every decode replica ready in a fixed time (as a measured freeing rate gives). */
-  private record DecodeReadyIn(RoutingContext base, double millis) implements RoutingContext {
-    @Override
-    public Request request() {
-      return base.request();
-    }
-
-    @Override
-    public List<CandidateView> candidates() {
-      return base.candidates();
-    }
-
-    @Override
-    public List<CandidateView> prefillCandidates() {
-      return base.prefillCandidates();
-    }
-
-    @Override
-    public List<CandidateView> decodeCandidates() {
-      return base.decodeCandidates();
-    }
-
-    @Override
-    public RandomSource random() {
-      return base.random();
-    }
-
-    @Override
-    public long nowNanos() {
-      return base.nowNanos();
-    }
-
-    @Override
-    public CostBreakdown estimate(CandidateView candidate) {
-      return base.estimate(candidate);
-    }
-
+  private record DecodeReadyIn(RoutingContext base, double millis)
+      implements ForwardingContext {
     @Override
     public double decodeWaitMillis(CandidateView decode) {
       return millis;

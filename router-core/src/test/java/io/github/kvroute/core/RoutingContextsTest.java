@@ -70,43 +70,8 @@ class RoutingContextsTest {
     assertThat(ctx.weightedEstimateMillis(busy, name -> 1)).isEqualTo(ctx.estimateMillis(busy));
   }
 
-  /** A context that keeps only the interface's default {@code weightedEstimateMillis}. */
-  private record DefaultsOnly(RoutingContext base) implements RoutingContext {
-    @Override
-    public Request request() {
-      return base.request();
-    }
-
-    @Override
-    public List<CandidateView> candidates() {
-      return base.candidates();
-    }
-
-    @Override
-    public List<CandidateView> prefillCandidates() {
-      return base.prefillCandidates();
-    }
-
-    @Override
-    public List<CandidateView> decodeCandidates() {
-      return base.decodeCandidates();
-    }
-
-    @Override
-    public RandomSource random() {
-      return base.random();
-    }
-
-    @Override
-    public long nowNanos() {
-      return base.nowNanos();
-    }
-
-    @Override
-    public CostBreakdown estimate(CandidateView candidate) {
-      return base.estimate(candidate);
-    }
-  }
+  /** A context that keeps the interface's default {@code weightedEstimateMillis}. */
+  private record DefaultsOnly(RoutingContext base) implements ForwardingContext {}
 
   @Test
   void anInfiniteTermVetoesTheCandidateAsInTheRouter() {
