@@ -96,6 +96,11 @@ class GatewayExactModeTest {
       CandidateExplanation holder = holders(demo, viaGateway).get(0);
       assertThat(holder.replicaId()).isEqualTo(EmulatedFleet.name(3));
       assertThat(holder.matchedTokens()).isEqualTo(shared);
+      // a scrape taken while the direct request ran reports replica 3 busy, and the router, which
+      // never saw that request finish, would rightly route around it; wait for a scrape of it idle
+      awaitTrue(() -> status(demo.router(), holder.replicaId()).estimatedQueueMillis() == 0);
+      assertThat(demo.router().explain(demo.gateway().request(body(viaGateway), "x"))
+          .decision().replicaId()).as("the holder, once idle").isEqualTo(holder.replicaId());
       assertThat(cachedTokens(post(demo.gateway().uri(), viaGateway))).isEqualTo(shared);
     }
     try (GatewayDemo demo = GatewayDemo.emulated(4, MODEL, ENGINE,
