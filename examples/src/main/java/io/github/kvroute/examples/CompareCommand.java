@@ -295,10 +295,15 @@ final class CompareCommand implements Callable<Integer> {
       applyPriorError(b);
       return;
     }
-    b.telemetry(TelemetryProfile.named(telemetry).orElseThrow(() -> new UserError("--telemetry: "
-        + telemetry + " (expected: one of " + Arrays.stream(TelemetryProfile.values())
-            .map(TelemetryProfile::cliName).toList() + ")")));
+    b.telemetry(telemetryNamed(telemetry));
     applyPriorError(b);
+  }
+
+  /** The profile {@code --telemetry} names, or a {@link UserError} listing the names. */
+  static TelemetryProfile telemetryNamed(String name) {
+    return TelemetryProfile.named(name).orElseThrow(() -> new UserError("--telemetry: " + name
+        + " (expected: one of " + Arrays.stream(TelemetryProfile.values())
+            .map(TelemetryProfile::cliName).toList() + ")"));
   }
 
   private void applyPriorError(ScenarioBuilder b) {

@@ -4,6 +4,7 @@ import io.github.kvroute.api.RoutingPolicyRegistry;
 import io.github.kvroute.sim.FleetProbe;
 import io.github.kvroute.sim.ProgressListener;
 import io.github.kvroute.sim.Scenario;
+import io.github.kvroute.sim.ScenarioBuilder;
 import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
 import io.github.kvroute.sim.Simulator;
@@ -51,6 +52,15 @@ final class InspectCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   long intervalMillis;
 
+  @Option(names = "--timeline",
+      description = "Also print every sample: per replica, waiting requests / the router's queue"
+          + " estimate in ms / KV use, so a collapse shows when it starts.")
+  boolean timeline;
+
+  @Option(names = "--telemetry", paramLabel = "vllm|vllm-kv-events|sglang|instrumented",
+      description = "What the routers are told (default: the scenario's); see docs/telemetry.md.")
+  String telemetry;
+
   @Mixin ScenarioOverrides overrides = new ScenarioOverrides();
 
   @Override
@@ -58,9 +68,13 @@ final class InspectCommand implements Callable<Integer> {
     if (intervalMillis < 1) {
       throw new UserError("--interval-ms: " + intervalMillis + " (expected: >= 1)");
     }
-    Scenario s = overrides.apply(Scenarios.named(scenario).orElseThrow(() -> new UserError(
+    ScenarioBuilder b = Scenarios.named(scenario).orElseThrow(() -> new UserError(
         "--scenario: " + scenario + " (expected: one of " + Scenarios.all().stream()
-            .map(Scenario::name).toList() + ")")).toBuilder());
+            .map(Scenario::name).toList() + ")")).toBuilder();
+    if (telemetry != null) {
+      b.telemetry(CompareCommand.telemetryNamed(telemetry));
+    }
+    Scenario s = overrides.apply(b);
     for (String p : policies) {
       if (RoutingPolicyRegistry.defaultRegistry().provider(p).isEmpty()) {
         throw new UserError("--policies: " + p + " (expected: one of "
@@ -70,7 +84,7 @@ final class InspectCommand implements Callable<Integer> {
     PrintWriter o = spec.commandLine().getOut();
     o.println("== " + s.name() + ": " + s.description());
     for (String p : policies) {
-      Sums sums = new Sums(s.replicas(), intervalMillis);
+      Sums sums = new Sums(s.replicas(), intervalMillis, timeline ? o : null);
       SimulationResult r;
       try {
         r = Simulator.create().run(s, p, Map.of(), ProgressListener.NONE, sums);
@@ -93,10 +107,13 @@ final class InspectCommand implements Callable<Integer> {
     private final double[] waiting;
     private final double[] estimate;
     private final double[] kv;
+    /** Where each sample is printed as it comes, or null. */
+    private final PrintWriter timeline;
     private int samples;
 
-    Sums(int replicas, long intervalMillis) {
+    Sums(int replicas, long intervalMillis, PrintWriter timeline) {
       this.intervalMillis = intervalMillis;
+      this.timeline = timeline;
       this.ids = new String[replicas];
       this.waiting = new double[replicas];
       this.estimate = new double[replicas];
@@ -111,6 +128,14 @@ final class InspectCommand implements Callable<Integer> {
     @Override
     public void sample(Sample sample) {
       samples++;
+      if (timeline != null) {
+        StringBuilder line = new StringBuilder(fmt("t=%7.1fs", sample.nowNanos() / 1e9));
+        for (FleetProbe.Replica r : sample.replicas()) {
+          line.append(fmt("  %s %s%d/%.0f/%.2f", r.replicaId(), r.ready() ? "" : "(down) ",
+              r.waitingRequests(), r.estimatedQueueMillis(), r.kvUtilization()));
+        }
+        timeline.println(line);
+      }
       for (int i = 0; i < ids.length && i < sample.replicas().size(); i++) {
         FleetProbe.Replica r = sample.replicas().get(i);
         ids[i] = r.replicaId();

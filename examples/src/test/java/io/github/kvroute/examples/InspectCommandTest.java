@@ -2,6 +2,7 @@ package io.github.kvroute.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code kvroute-sim inspect}: per replica, the engine's waiting requests beside the estimate. */
@@ -30,6 +31,23 @@ class InspectCommandTest {
   }
 
   @Test
+  void theTimelinePrintsOneLinePerSampleWithEveryReplicaAndShowsACrashedOneDown() {
+    CliRun r = CliRun.of("inspect", "--scenario", "stale-epoch-replay", "--policies", "round-robin",
+        "--telemetry", "vllm", "--interval-ms", "1000", "--timeline", "--requests", "1000");
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    List<String> lines = r.out().lines().filter(l -> l.startsWith("t=")).toList();
+    // 1,000 requests at 40 per second: about 25 s of arrivals, sampled every second
+    assertThat(lines).hasSizeGreaterThan(20);
+    for (String line : lines) {
+      assertThat(line.split("  replica-")).as(line).hasSize(5);
+    }
+    // replica-1 crashes at 20 s and stays down for 30 s
+    assertThat(lines.get(0)).doesNotContain("(down)");
+    assertThat(lines.get(21)).contains("replica-1 (down) ");
+  }
+
+  @Test
   void badInputsNameTheOption() {
     CliRun scenario = CliRun.of("inspect", "--scenario", "nope");
     assertThat(scenario.exit()).isEqualTo(2);
@@ -40,5 +58,8 @@ class InspectCommandTest {
     CliRun interval = CliRun.of("inspect", "--interval-ms", "0");
     assertThat(interval.exit()).isEqualTo(2);
     assertThat(interval.err()).contains("--interval-ms: 0 (expected: >= 1)");
+    CliRun telemetry = CliRun.of("inspect", "--telemetry", "nope");
+    assertThat(telemetry.exit()).isEqualTo(2);
+    assertThat(telemetry.err()).contains("--telemetry: nope (expected: one of [vllm,");
   }
 }
