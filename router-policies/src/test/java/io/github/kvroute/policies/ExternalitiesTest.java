@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.testkit.FixedRoutingContext;
@@ -74,6 +75,56 @@ class ExternalitiesTest {
     assertThat(Externalities.requestsInSystem(v, 7)).isCloseTo(inSystem, within(1e-9));
     // 1,600 uncached tokens: 20 + 1,600 x 0.035 = 76 ms of prefill, delaying each of them
     assertThat(Externalities.queueingMillis(request, v, 7)).isCloseTo(76 * inSystem, within(1e-9));
+  }
+
+  @ParameterizedTest(name = "Little {0}, {1} waiting + {2} sent since -> {3}")
+  @CsvSource({
+      // no backlog: the steady-state count
+      "1.0, 0,  0, 1.0",
+      // a backlog larger than Little's law says counts as it is, uncapped
+      "1.0, 20, 5, 25.0",
+      "9.0, 40, 0, 40.0",
+      // a backlog smaller than the steady state does not lower it
+      "5.0, 2,  1, 5.0",
+  })
+  void aBacklogCountsAsItIs(double little, int waiting, int since, double inSystem) {
+    // 10 req/s x TTFT gives Little's count
+    CandidateView v = CandidateView.newBuilder().arrivalsPerSecond(10)
+        .recentTtftMillis(little * 100).dispatchedSinceSnapshot(since)
+        .snapshot(snapshot(waiting)).build();
+
+    assertThat(Externalities.queuedRequests(v)).isEqualTo(waiting + since);
+    assertThat(Externalities.requestsInSystem(v, 0)).isCloseTo(inSystem, within(1e-9));
+  }
+
+  @Test
+  void aPrefixLeavesAHolderWhoseBacklogItsEstimateMisses_andStaysWithOneThatKeepsUp() {
+    // "holder" has every block; its queue estimate is 5 ms (prefill work), but its report shows 30
+    // requests waiting (its KV is full: they wait for running ones to finish); "spare" holds nothing
+    // and has no queue. Prefill: 2 ms overhead + 0.035 ms per uncached token.
+    CandidateView holder = CandidateView.newBuilder().replicaId("holder").matched(100, 1_600)
+        .prefill(2, 0.035).estimatedQueueMillis(5).snapshot(snapshot(30)).build();
+    CandidateView spare = CandidateView.newBuilder().replicaId("spare").prefill(2, 0.035)
+        .cache(0, 1_000).snapshot(snapshot(0)).build();
+    CandidateView keepingUp = CandidateView.newBuilder().replicaId("holder").matched(100, 1_600)
+        .prefill(2, 0.035).estimatedQueueMillis(5).snapshot(snapshot(1)).build();
+    HybridCostPolicy policy = policy(HybridCostPolicy.Externality.ALL);
+
+    RoutingDecision behind = policy.route(FixedRoutingContext.of(request, List.of(holder, spare), 1));
+    RoutingDecision keeping =
+        policy.route(FixedRoutingContext.of(request, List.of(keepingUp, spare), 1));
+
+    // holder: 5 + 2 + 30 x 2 = 67; spare: 2 + 56 = 58 for TTFT, + 0 x 58 for the requests it delays
+    // and nothing evicted (room for the 100 new blocks)
+    assertThat(behind.score()).hasValueCloseTo(58.0, within(1e-9));
+    assertThat(behind.replicaId()).isEqualTo("spare");
+    // one waiting: 5 + 2 + 1 x 2 = 9 against 58
+    assertThat(keeping.replicaId()).isEqualTo("holder");
+    assertThat(keeping.score()).hasValueCloseTo(9.0, within(1e-9));
+  }
+
+  private static ReplicaSnapshot snapshot(int waiting) {
+    return ReplicaSnapshot.newBuilder().replicaId("r").model("m").waitingRequests(waiting).build();
   }
 
   @Test
