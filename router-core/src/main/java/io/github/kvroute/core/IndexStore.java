@@ -259,10 +259,9 @@ final class IndexStore {
           ix.touch(slot, prompt.blockHash(i));
         }
       }
-      if (!speculative) {
-        // an exact slot is trimmed by the engine's removal events, never by the mirrored capacity
-        ix.enforceCapacity(slot);
-      }
+      // on an exact slot too: the engine makes room for the routed prefill by evicting its least
+      // recently used blocks, and its removal events say so only once that prefill runs
+      ix.enforceCapacity(slot);
     }
   }
 

@@ -42,12 +42,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * replica's KV capacity with an LRU (blocks touched deepest-first, so the root is the most recent and
  * eviction trims leaves first, as vLLM's free-block queue does). The first KV event for a slot switches
  * it to <em>exact</em>: stored/removed/cleared events then decide what it holds, and the capacity
- * mirror no longer trims it. What the router routes there is still inserted, but only
+ * mirror no longer trims what they store. What the router routes there is still inserted, but only
  * <em>speculatively</em>: an engine stores a prompt's blocks when its prefill runs, which under a
  * queue is seconds after routing, and a router blind for that long spreads one prefix over every
  * replica (the same window llm-d's precise prefix-cache scorer closes with speculative entries). A
  * speculative insert lasts while its attempt is open: when the attempt ends, its blocks that no event
  * touched since are taken back ({@link #endSpeculation}), so events stay the only lasting writers.
+ * A speculative insert does trim the slot to the mirrored capacity, as the engine will when the
+ * prefill runs: otherwise, for the seconds until the removal events come, the index holds both the
+ * new prefix and the one it displaces, and routes the displaced prefix's requests to a replica that
+ * is about to drop it. With {@code vllm-kv-events} telemetry this is what kept three replicas from
+ * absorbing a crashed fourth's tenants ({@code replica-crash}, hybrid-cost, SLO attainment at seeds
+ * 1/2/3: 0.30/1.00/1.00 before, 1.00/1.00/1.00 after; docs/cost-model.md, "Externalities").
  *
  * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}.
  * Per (slot, block) entry: key, tick, links and index position in {@link SlotLru} (28 bytes) plus its

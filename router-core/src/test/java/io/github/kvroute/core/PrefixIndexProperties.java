@@ -299,7 +299,8 @@ class PrefixIndexProperties {
       int g = o.stale() ? staleGen(oldGens.get(s)) : gen[s];
       IndexStore.Insert command = ix.insertRouted(slotIds[s], g, p, matched);
       boolean accepted = !o.stale();
-      // on an exact slot the insert is speculative: kept until its attempt ends, never trimmed
+      // on an exact slot the insert is speculative: kept until its attempt ends; like any insert it
+      // trims the slot to the mirrored capacity (the engine evicts to make room for the prefill)
       boolean speculative = accepted && model.exact[s];
       Object token = new Object();
       int count = (int) Math.min(p.blockCount(), model.capacity[s]);
@@ -307,9 +308,7 @@ class PrefixIndexProperties {
         for (int i = count - 1; i >= 0; i--) {
           model.touch(s, p.blockHash(i), token);
         }
-        if (!speculative) {
-          model.enforceCapacity(s);
-        }
+        model.enforceCapacity(s);
       }
       inserts.add(new Made(command, s, model.generation[s], p, matched, count, token, accepted,
           speculative));

@@ -157,15 +157,22 @@ class PrefixIndexTest {
   }
 
   @Test
-  void aSpeculativeInsertIsNotTrimmedToTheMirroredCapacity() {
+  void aSpeculativeInsertTrimsTheSlotToTheMirroredCapacity_asTheEnginesPrefillWill() {
     int[] s = ix.allocateSlot();
-    ix.setCapacity(s[0], s[1], 2);
+    ix.setCapacity(s[0], s[1], 4);
     ix.kvStored(s[0], s[1], keys(ABCD, 0, 1));
     ix.kvStored(s[0], s[1], keys(EFGH, 0, 1));
 
-    ix.insertRouted(s[0], s[1], ABCD, 2);
+    // routed: all of ABCD, of which the first two blocks are held; EFGH is the least recent
+    IndexStore.Insert insert = ix.insertRouted(s[0], s[1], ABCD, 2);
 
-    assertThat(h.match(EFGH, s[0])).as("events' blocks stay").isEqualTo(2);
+    assertThat(h.match(ABCD, s[0])).as("the routed prompt").isEqualTo(4);
+    assertThat(h.match(EFGH, s[0])).as("what its prefill will evict").isZero();
+    // the attempt ends with no event for the two new blocks: they are taken back; what the engine
+    // stored stays, and the evicted blocks stay evicted (their removal events are on their way)
+    ix.endSpeculation(insert);
+    assertThat(h.match(ABCD, s[0])).isEqualTo(2);
+    assertThat(h.match(EFGH, s[0])).isZero();
   }
 
   @Test
