@@ -35,9 +35,9 @@ import java.util.function.ToDoubleFunction;
  * {@linkplain RoutingDecision#score() score}. Weights are keyed by {@link CostTerm}; a host's own
  * scorer (no constant) is weighted 1.
  *
- * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt no candidate
- * holds goes to its {@link PrefixHome home}, so that the routers place a new prefix once, not once
- * each.
+ * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt goes to its
+ * prefix's {@link PrefixHome home} when home costs at most twice the best plus 10 ms, so that routers
+ * that do not share their indexes keep one copy of a prefix, not one each.
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
@@ -144,15 +144,15 @@ final class HybridCostPolicy implements RoutingPolicy {
         }
       }
     }
-    if (PrefixHome.applies(context.peerRouters(), best)) {
+    if (PrefixHome.applies(context.peerRouters())) {
       return home(context, onlyFresh, queueing, bestMillis);
     }
     return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
   }
 
   /**
-   * Several routers, and no candidate holds the prompt: the prefix's {@link PrefixHome home} among
-   * the candidates that hold none of it and cost at most its limit (the best is one of them).
+   * Several routers: the prefix's {@link PrefixHome home} among the candidates that cost at most its
+   * limit (the best is one of them).
    */
   private RoutingDecision home(RoutingContext context, boolean onlyFresh, double queueing,
       double bestMillis) {
@@ -162,7 +162,7 @@ final class HybridCostPolicy implements RoutingPolicy {
     double homeMillis = 0;
     long homeRank = 0;
     for (CandidateView c : context.candidates()) {
-      if ((onlyFresh && c.telemetryStale()) || c.matchedBlocks() > 0) {
+      if (onlyFresh && c.telemetryStale()) {
         continue;
       }
       double ms = rankingMillis(context, c, queueing);

@@ -47,6 +47,46 @@ class PrefixHomeTest {
     assertThat(chosen).hasSize(1);
   }
 
+  /**
+   * Each router's index shows the copy it made itself: router {@code r} sees the prompt held on
+   * replica-{@code r} only, all six replicas idle.
+   */
+  private static List<CandidateView> ownCopyFleet(int router) {
+    List<CandidateView> views = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      CandidateView.Builder b = CandidateView.newBuilder().replicaId("replica-" + i)
+          .prefill(20, 0.035);
+      views.add((i == router ? b.matched(100, 1_600) : b).build());
+    }
+    return views;
+  }
+
+  @Property(tries = 50)
+  void threeRoutersThatEachMadeTheirOwnCopyConvergeOnOneReplica(
+      @ForAll @IntRange(min = 1, max = 10_000) int seed) {
+    // a held copy costs 20 ms, a cold replica 20 + 56 = 76: within the limit of 2 x 20 + 10 = 50
+    // only the router's own copy is, so each would follow its own; the home rule is what agrees
+    Request request = TestRequests.request(1_600, seed);
+    Set<String> chosen = new HashSet<>();
+    for (int router = 0; router < 3; router++) {
+      chosen.add(route(request, ownCopyFleet(router), 2));
+    }
+    assertThat(chosen).as("each router keeps its own copy").hasSize(3);
+
+    // with the prefix cheaper to recompute (0.015 ms per token: 44 ms cold, within the limit of 50)
+    // every router sends it to the same replica, its home, whichever copy it made itself
+    Set<String> agreed = new HashSet<>();
+    for (int router = 0; router < 3; router++) {
+      List<CandidateView> views = new ArrayList<>();
+      for (CandidateView v : ownCopyFleet(router)) {
+        views.add(CandidateView.newBuilder().replicaId(v.replicaId()).prefill(20, 0.015)
+            .matched(v.matchedBlocks(), v.matchedTokens()).build());
+      }
+      agreed.add(route(request, views, 2));
+    }
+    assertThat(agreed).hasSize(1);
+  }
+
   @Test
   void aLoneRouterTakesItsCheapestReplica() {
     // without peers: the least queue; with them, the home may be any replica within the slack
@@ -66,12 +106,14 @@ class PrefixHomeTest {
       views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
           .estimatedQueueMillis(i == 0 ? 0 : 1_000).build());
     }
-    assertThat(route(request, views, 2)).as("only replica-0 is within 1.5 x 76 + 10 ms")
+    assertThat(route(request, views, 2)).as("only replica-0 is within 2 x 76 + 10 ms")
         .isEqualTo("replica-0");
 
     views.set(4, CandidateView.newBuilder().replicaId("replica-4").prefill(20, 0.035)
         .matched(100, 1_600).estimatedQueueMillis(10).build());
-    assertThat(route(request, views, 2)).as("held: no agreement needed").isEqualTo("replica-4");
+    // held on replica-4 at 10 + 20 = 30 ms: the limit is 2 x 30 + 10 = 70, and a cold replica costs 76
+    assertThat(route(request, views, 2)).as("a held copy far cheaper than home wins")
+        .isEqualTo("replica-4");
   }
 
   @Test
