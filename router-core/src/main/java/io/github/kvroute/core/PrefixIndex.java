@@ -53,7 +53,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * new prefix and the one it displaces, and routes the displaced prefix's requests to a replica that
  * is about to drop it. With {@code vllm-kv-events} telemetry this is what kept three replicas from
  * absorbing a crashed fourth's tenants ({@code replica-crash}, hybrid-cost, SLO attainment at seeds
- * 1/2/3: 0.30/1.00/1.00 before, 1.00/1.00/1.00 after; docs/cost-model.md, "Externalities").
+ * 1/2/3: 0.30/0.30/1.00 without trimming, 0.56/1.00/1.00 with; docs/cost-model.md,
+ * "Externalities").
  *
  * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}.
  * Per (slot, block) entry: key, tick, links and index position in {@link SlotLru} (28 bytes) plus its
