@@ -52,11 +52,13 @@ final class Feedback {
 
   UpdateResult onOutcome(Outcome outcome) {
     checkNotNull(outcome, "outcome: null (expected: non-null)");
-    RequestRef ref = new RequestRef(outcome.requestId(), outcome.attempt());
-    Lease lease = leases.get(ref);
+    // looked up by id and attempt, not a RequestRef: an outcome's are valid, and every decision's
+    // outcome would allocate one
+    Lease lease = leases.get(outcome.requestId(), outcome.attempt());
     UpdateResult result;
     if (lease == null) {
-      result = leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
+      result = leases.wasClosed(outcome.requestId(), outcome.attempt()) ? UpdateResult.DUPLICATE
+          : UpdateResult.UNKNOWN_REQUEST;
     } else if (!lease.replica.id.equals(outcome.replicaId()) || lease.epoch != outcome.epoch()) {
       result = UpdateResult.MISMATCHED_REPLICA;
     } else if (!leases.close(lease)) {

@@ -48,6 +48,25 @@ final class Lease {
   Lease next;
   @GuardedBy("ledger")
   boolean sinceSnapshot;
+  // LeaseTable's links, guarded by the table's stripe that holds the lease (see LeaseTable's notes)
+  /** When the table opened it, on the router's ticker: its timeout runs from here. */
+  @GuardedBy("stripe")
+  long openedAtNanos;
+  /** The next lease in its stripe's bucket. */
+  @GuardedBy("stripe")
+  Lease nextByRef;
+  /** The next lease in its stripe's latest-attempt bucket. */
+  @GuardedBy("stripe")
+  Lease nextLatest;
+  /** Its neighbours in its stripe's list of open leases, oldest first. */
+  @GuardedBy("stripe")
+  Lease olderOpen;
+  @GuardedBy("stripe")
+  Lease newerOpen;
+  /** In its stripe's open table (and so in its list of open leases). */
+  @GuardedBy("stripe")
+  boolean open;
+
   /** Set by the ledger under its own lock when the lease joins its list. */
   DispatchLedger ledger;
   /** Its leaf in the ledger's replay tree while {@link #sinceSnapshot}, else -1. */
