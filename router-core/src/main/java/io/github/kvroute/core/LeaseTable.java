@@ -1,7 +1,5 @@
 package io.github.kvroute.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.Ticker;
@@ -26,9 +24,10 @@ import java.util.function.Predicate;
  * <p><b>Bounds.</b> Open leases: one per attempt in flight, each gone after the lease timeout; the
  * latest-attempt table holds at most one entry per open lease.
  * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
- * of them (a 64-bit fingerprint of the attempt each; with the cache's node about 125 bytes, so at
- * most about 125 MB); beyond that the least recently closed are forgotten early, and a duplicate
- * outcome for one of them is answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ * of them (a 64-bit fingerprint of the attempt each, about 24 bytes with its time and index slot,
+ * at most 40 with marks repeated, so at most about 40 MB: {@link ClosedAttempts}); beyond that the
+ * least recently closed are forgotten early, and a duplicate outcome for one of them is answered
+ * {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
  *
  * <p><b>Design notes: why not a cache.</b> Every decision opens a lease and every outcome closes
  * one; a Caffeine cache (as the open table was) allocated about 220 bytes for that pair (its node,
@@ -37,8 +36,7 @@ import java.util.function.Predicate;
  * (chained through {@link Lease#nextByRef} and {@link Lease#nextLatest}) and its own node in its
  * stripe's list of open leases in opening order, which is what expiry walks. Nothing is allocated
  * per lease; a stripe's bucket arrays only grow, to the most leases it has held at once. The
- * closed-attempt memory stays a cache: it keeps what it is given for minutes by design, so its
- * entries are memory it holds, not garbage.
+ * closed-attempt memory is arrays too, for the same reason ({@link ClosedAttempts}).
  *
  * <p>The tables are split into {@value #STRIPES} stripes by the request id's hash, each under its own
  * monitor, so that concurrent decisions contend only when their ids share a stripe; every attempt
@@ -62,7 +60,7 @@ final class LeaseTable {
   private final long timeoutNanos;
   private final Consumer<Lease> onExpired;
   private final Stripe[] stripes = new Stripe[STRIPES];
-  private final Cache<Long, Boolean> closed;
+  private final ClosedAttempts closed;
   /**
    * A test seam between the two steps of {@link #close} (marking closed, leaving the open table), so
    * that a test can run an outcome at exactly that point; null outside tests.
@@ -76,12 +74,8 @@ final class LeaseTable {
     for (int i = 0; i < STRIPES; i++) {
       stripes[i] = new Stripe();
     }
-    this.closed = Caffeine.newBuilder()
-        .ticker(ticker::read)
-        .executor(Runnable::run)
-        .expireAfterWrite(timeout.multipliedBy(2))
-        .maximumSize(MAX_CLOSED_REMEMBERED)
-        .build();
+    this.closed =
+        new ClosedAttempts(ticker, timeout.multipliedBy(2).toNanos(), MAX_CLOSED_REMEMBERED);
   }
 
   /** One stripe: its open leases by attempt, its latest attempt by request, in opening order. */
@@ -252,11 +246,11 @@ final class LeaseTable {
   /** {@link #wasClosed(RequestRef)} of attempt {@code attempt} of request {@code id}. */
   boolean wasClosed(String id, int attempt) {
     long fingerprint = fingerprint(id, attempt);
-    if (closed.getIfPresent(fingerprint) != null) {
+    if (closed.contains(fingerprint)) {
       return true;
     }
     expire(ticker.read());
-    return closed.getIfPresent(fingerprint) != null;
+    return closed.contains(fingerprint);
   }
 
   /** Closes and returns every open lease matching {@code which}. */
@@ -507,7 +501,7 @@ final class LeaseTable {
   }
 
   private void markClosed(RequestRef ref) {
-    closed.put(fingerprint(ref), Boolean.TRUE);
+    closed.add(fingerprint(ref));
   }
 
   /**
