@@ -427,8 +427,10 @@ final class DecisionPipeline {
         computeView.estimatedQueueMillis,
         termMillis(d.cost(), CostTerm.QUEUE.termName(), Double.NaN));
     if (prefillView != null) {
-      lease.transferMillis = s.kvTransferMillis(prefillView, chosen);
-      lease.transferTermMillis = termMillis(d.cost(), PairSelection.TRANSFER_TERM, 0);
+      lease.move = new Lease.Move(s.kvTransferMillis(prefillView, chosen),
+          termMillis(d.cost(), PairSelection.TRANSFER_TERM, 0), backlog,
+          TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot),
+          Math.round(s.moveMillis(prefillView, chosen) * 1000));
     }
     // the probe flag is set before the lease is visible: an expiry right after the add returns it
     lease.probe = chosen.probe;
@@ -438,9 +440,6 @@ final class DecisionPipeline {
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);
     if (prefillView != null) {
-      lease.backlog = backlog;
-      lease.link = TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot);
-      lease.moveMicros = Math.round(s.moveMillis(prefillView, chosen) * 1000);
       chosen.entry.ledger.holdDecode(lease);
     }
     Lease superseded = leases.supersede(lease);

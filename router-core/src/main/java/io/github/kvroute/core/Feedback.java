@@ -224,7 +224,7 @@ final class Feedback {
       return ttft;
     }
     double floor = outcome.queueTime().map(Durations::millis).orElse(0.0);
-    return Math.max(floor, ttft - lease.transferMillis);
+    return Math.max(floor, ttft - lease.transferMillis());
   }
 
   private void learn(Lease lease, Outcome outcome) {
@@ -256,7 +256,7 @@ final class Feedback {
       if (!Double.isNaN(ttft)) {
         // what the decision predicted besides the queue (and the move): its cost without those terms
         computed.calibration.recordQueue(lease.predictedQueueMillis,
-            lease.predictedCostMillis - lease.queueTermMillis - lease.transferTermMillis, ttft);
+            lease.predictedCostMillis - lease.queueTermMillis - lease.transferTermMillis(), ttft);
       }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);

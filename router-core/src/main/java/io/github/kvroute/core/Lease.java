@@ -25,13 +25,10 @@ final class Lease {
   final double predictedQueueMillis;
   final double queueTermMillis;
   /**
-   * A disaggregated attempt's KV move as this router priced it when routing (the move and the link's
-   * backlog), and the decision cost's {@value PairSelection#TRANSFER_TERM} term (0 if none); 0 for a
-   * whole-request attempt. Calibration takes them out of the TTFT and the prediction, so that only the
-   * prefill replica's own work teaches its rates. Written before the lease is published.
+   * A disaggregated attempt's KV move; null for a whole-request attempt (kept apart so that those,
+   * nearly every lease, do not carry its fields). Written before the lease is published.
    */
-  double transferMillis;
-  double transferTermMillis;
+  Move move;
   volatile IndexStore.Insert insert;
   volatile boolean probe;
   /**
@@ -87,10 +84,6 @@ final class Lease {
   boolean decodeReleased;
   /** Its KV is reserved on the decode replica until its first token says the KV arrived. */
   boolean decodeReserved;
-  /** Its KV move on the pair's link while {@link #decodeReserved}: where, how long, whose books. */
-  TransferBacklog backlog;
-  long link;
-  long moveMicros;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
@@ -108,6 +101,43 @@ final class Lease {
     this.workMillis = workMillis;
     this.predictedQueueMillis = predictedQueueMillis;
     this.queueTermMillis = queueTermMillis;
+  }
+
+  /** A disaggregated attempt's KV move, as the router priced it and booked it on the pair's link. */
+  static final class Move {
+    /**
+     * The move as this router priced it when routing (the move and the link's backlog), and the
+     * decision cost's {@value PairSelection#TRANSFER_TERM} term (0 if none). Calibration takes them
+     * out of the TTFT and the prediction, so that only the prefill replica's own work teaches its
+     * rates.
+     */
+    final double transferMillis;
+    final double transferTermMillis;
+    /**
+     * Its place on the pair's link while {@link Lease#decodeReserved}: whose books, where, how long.
+     */
+    final TransferBacklog backlog;
+    final long link;
+    final long moveMicros;
+
+    Move(double transferMillis, double transferTermMillis, TransferBacklog backlog, long link,
+        long moveMicros) {
+      this.transferMillis = transferMillis;
+      this.transferTermMillis = transferTermMillis;
+      this.backlog = backlog;
+      this.link = link;
+      this.moveMicros = moveMicros;
+    }
+  }
+
+  /** {@link Move#transferMillis}, 0 for a whole-request attempt. */
+  double transferMillis() {
+    return move == null ? 0 : move.transferMillis;
+  }
+
+  /** {@link Move#transferTermMillis}, 0 for a whole-request attempt. */
+  double transferTermMillis() {
+    return move == null ? 0 : move.transferTermMillis;
   }
 
   /** The replica whose cache and queue the prefill used. */
