@@ -103,7 +103,10 @@ final class Lease {
     this.queueTermMillis = queueTermMillis;
   }
 
-  /** A disaggregated attempt's KV move, as the router priced it and booked it on the pair's link. */
+  /**
+   * A disaggregated attempt's KV move, as the router priced it and booked it on the pair's link.
+   * Immutable.
+   */
   static final class Move {
     /**
      * The move as this router priced it when routing (the move and the link's backlog), and the

@@ -71,6 +71,28 @@ class ClosedAttemptsTest {
   }
 
   @Test
+  void aSlidingWindowOfMarks_reusesItsChunks_andKeepsExactlyTheLiveOnes() {
+    ClosedAttempts set = new ClosedAttempts(ticker, TTL, 1 << 20);
+    // all in one stripe: its chunks are emptied at the old end and taken again at the new end
+    for (long t = 1; t <= 8 * ClosedAttempts.CHUNK + TTL; t++) {
+      set.add(t);
+      if (t % 3 == 0) {
+        set.add(t - 1);
+      }
+      assertThat(set.contains(t)).isTrue();
+      if (t > TTL) {
+        // marked at t - TTL + 1 (or re-marked at t - TTL + 2): remembered; at t - TTL: forgotten
+        assertThat(set.contains(t - TTL + 1)).as("%s at %s", t - TTL + 1, t).isTrue();
+        boolean remarked = (t - TTL + 1) % 3 == 0;
+        assertThat(set.contains(t - TTL)).as("%s at %s", t - TTL, t).isEqualTo(remarked);
+      }
+      ticker.advanceNanos(1);
+    }
+    set.cleanUp();
+    assertThat(set.size()).isBetween(TTL - 1, TTL);
+  }
+
+  @Test
   void beyondTheBound_theOldestMarksAreForgottenFirst() {
     int max = ClosedAttempts.STRIPES * 4;
     ClosedAttempts set = new ClosedAttempts(ticker, TTL, max);
