@@ -74,6 +74,20 @@ public final class CostBreakdown {
     return new Builder(Checks.atLeast(expectedTerms, 0, "expectedTerms"));
   }
 
+  /**
+   * A builder sized for {@code sameTermsAs}'s terms that, while it is given exactly those terms in
+   * that order, shares their names with it instead of copying them: for an estimate that breaks
+   * every candidate down into the same terms, each breakdown then allocates only its values. Given
+   * other terms, or more, it copies the names and goes on as {@link #newBuilder(int)}.
+   *
+   * @param sameTermsAs a breakdown with the terms expected; not null
+   * @return an empty builder
+   * @throws NullPointerException if {@code sameTermsAs} is null
+   */
+  public static Builder newBuilder(CostBreakdown sameTermsAs) {
+    return new Builder(Checks.notNull(sameTermsAs, "sameTermsAs"));
+  }
+
   /** {@return whether the breakdown has no terms, as {@link #empty()}} */
   public boolean isEmpty() {
     return terms.length == 0;
@@ -161,10 +175,21 @@ public final class CostBreakdown {
     private String[] terms;
     private double[] millis;
     private int size;
+    /**
+     * {@link #terms} is another breakdown's (immutable) array, matched so far term by term: never
+     * written, and copied before the first term that differs from it.
+     */
+    private boolean shared;
 
     private Builder(int capacity) {
       terms = new String[capacity];
       millis = new double[capacity];
+    }
+
+    private Builder(CostBreakdown sameTermsAs) {
+      terms = sameTermsAs.terms;
+      millis = new double[terms.length];
+      shared = true;
     }
 
     /**
@@ -183,11 +208,18 @@ public final class CostBreakdown {
       for (int i = 0; i < size; i++) {
         Checks.argument(!terms[i].equals(term), "term", term, "each term once");
       }
+      if (shared && (size == terms.length || !terms[size].equals(term))) {
+        // leaves the shared names: from here on the names are this builder's own
+        terms = Arrays.copyOf(terms, terms.length);
+        shared = false;
+      }
       if (size == terms.length) {
         terms = Arrays.copyOf(terms, Math.max(4, size * 2));
         this.millis = Arrays.copyOf(this.millis, Math.max(4, size * 2));
       }
-      terms[size] = term;
+      if (!shared) {
+        terms[size] = term;
+      }
       this.millis[size] = millis;
       size++;
       return this;

@@ -149,4 +149,40 @@ class CostBreakdownTest {
     assertThatIllegalArgumentException().isThrownBy(() -> CostBreakdown.newBuilder(-1))
         .withMessage("expectedTerms: -1 (expected: >= 0)");
   }
+
+  @Test
+  void aBuilderSharingAnotherBreakdownsTerms_buildsWhatAFreshBuilderBuilds() {
+    CostBreakdown like = sample();
+    CostBreakdown.Builder b = CostBreakdown.newBuilder(like);
+    CostBreakdown same = b.add("queue", 1).add("prefill", 2).add("load", 3).build();
+
+    assertThat(same).isEqualTo(
+        CostBreakdown.newBuilder().add("queue", 1).add("prefill", 2).add("load", 3).build());
+    // adding after the build neither changes what was built nor the breakdown whose names it shares
+    b.add("risk", 4);
+    assertThat(same.size()).isEqualTo(3);
+    assertThat(same.totalMillis()).isEqualTo(6);
+    assertThat(b.build().asMap()).containsExactly(Map.entry("queue", 1.0), Map.entry("prefill", 2.0),
+        Map.entry("load", 3.0), Map.entry("risk", 4.0));
+    assertThat(like).isEqualTo(sample());
+  }
+
+  @Test
+  void aBuilderSharingAnotherBreakdownsTerms_copiesThemWhenTheTermsDiffer() {
+    CostBreakdown like = sample();
+
+    CostBreakdown other = CostBreakdown.newBuilder(like).add("queue", 1).add("step", 2).build();
+    CostBreakdown fewer = CostBreakdown.newBuilder(like).add("queue", 1).build();
+    CostBreakdown none = CostBreakdown.newBuilder(like).build();
+
+    assertThat(other.asMap()).containsExactly(Map.entry("queue", 1.0), Map.entry("step", 2.0));
+    assertThat(fewer.asMap()).containsExactly(Map.entry("queue", 1.0));
+    assertThat(none).isSameAs(CostBreakdown.empty());
+    assertThat(like).isEqualTo(sample());
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> CostBreakdown.newBuilder(like).add("queue", 1).add("queue", 2))
+        .withMessageContaining("each term once");
+    assertThatNullPointerException().isThrownBy(() -> CostBreakdown.newBuilder((CostBreakdown) null))
+        .withMessageStartingWith("sameTermsAs");
+  }
 }

@@ -3,8 +3,10 @@ package io.github.kvroute.core;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
+import com.google.common.base.Strings;
 import com.google.common.math.LongMath;
 import io.github.kvroute.api.AdmissionController;
+import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
@@ -311,7 +313,7 @@ final class DecisionPipeline {
     try {
       d = policy.route(s);
       checkNotNull(d, "policy %s returned null (expected: a decision)", policy.name());
-      validate(s, d, "policy " + policy.name());
+      validate(s, d, policy);
     } catch (Throwable e) {
       guard.failed("policy " + policy.name(), "used the least-cost replica instead", e);
       d = leastCost(s);
@@ -325,7 +327,7 @@ final class DecisionPipeline {
       admitted = admission.admit(s, d);
       checkNotNull(admitted, "admission returned null (expected: a decision)");
       if (admitted.isRouted() && admitted != d) {
-        validate(s, admitted, "admission");
+        validate(s, admitted, null);
         admitted = withCost(s, admitted);
       }
     } catch (Throwable e) {
@@ -346,8 +348,12 @@ final class DecisionPipeline {
     return d.withCost(estimate.breakdown(s.request, chosen));
   }
 
-  /** A decision must name eligible candidates in their current epochs. */
-  private static void validate(DecisionContext s, RoutingDecision d, String who) {
+  /**
+   * A decision must name eligible candidates in their current epochs. {@code byPolicy} is the
+   * policy that decided, or null for admission; its label is built only for the message of a
+   * refusal, because concatenating it on every decision allocated two objects each time.
+   */
+  private static void validate(DecisionContext s, RoutingDecision d, RoutingPolicy byPolicy) {
     if (!d.isRouted()) {
       return;
     }
@@ -357,14 +363,21 @@ final class DecisionPipeline {
           || find(s.mixed, p, d.prefillEpoch()) != null;
       boolean decodeOk = find(s.decode, d.replicaId(), d.epoch()) != null
           || find(s.mixed, d.replicaId(), d.epoch()) != null;
-      checkArgument(prefillOk && decodeOk,
-          "%s routed to %s via %s (expected: an eligible prefill and decode pair)", who,
-          d.replicaId(), p);
-    } else {
-      checkArgument(find(s.mixed, d.replicaId(), d.epoch()) != null,
-          "%s routed to %s#%s (expected: one of the eligible candidates)", who, d.replicaId(),
-          d.epoch());
+      if (!(prefillOk && decodeOk)) {
+        throw new IllegalArgumentException(Strings.lenientFormat(
+            "%s routed to %s via %s (expected: an eligible prefill and decode pair)", who(byPolicy),
+            d.replicaId(), p));
+      }
+    } else if (find(s.mixed, d.replicaId(), d.epoch()) == null) {
+      throw new IllegalArgumentException(Strings.lenientFormat(
+          "%s routed to %s#%s (expected: one of the eligible candidates)", who(byPolicy),
+          d.replicaId(), d.epoch()));
     }
+  }
+
+  /** Who made a decision {@link #validate} refuses, as the log names it. */
+  private static String who(RoutingPolicy byPolicy) {
+    return byPolicy == null ? "admission" : "policy " + byPolicy.name();
   }
 
   private static MutableView find(DecisionContext.ViewList list, String id, long epoch) {
@@ -412,10 +425,12 @@ final class DecisionPipeline {
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
-        d.cost().millis(CostTerm.QUEUE.termName()).orElse(Double.NaN));
+        termMillis(d.cost(), CostTerm.QUEUE.termName(), Double.NaN));
     if (prefillView != null) {
-      lease.transferMillis = s.kvTransferMillis(prefillView, chosen);
-      lease.transferTermMillis = d.cost().millis(PairSelection.TRANSFER_TERM).orElse(0);
+      lease.move = new Lease.Move(s.kvTransferMillis(prefillView, chosen),
+          termMillis(d.cost(), PairSelection.TRANSFER_TERM, 0), backlog,
+          TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot),
+          Math.round(s.moveMillis(prefillView, chosen) * 1000));
     }
     // the probe flag is set before the lease is visible: an expiry right after the add returns it
     lease.probe = chosen.probe;
@@ -425,9 +440,6 @@ final class DecisionPipeline {
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);
     if (prefillView != null) {
-      lease.backlog = backlog;
-      lease.link = TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot);
-      lease.moveMicros = Math.round(s.moveMillis(prefillView, chosen) * 1000);
       chosen.entry.ledger.holdDecode(lease);
     }
     Lease superseded = leases.supersede(lease);
@@ -449,6 +461,19 @@ final class DecisionPipeline {
       orphanIfGone(lease, prefillView.entry, d.prefillEpoch());
     }
     return lease;
+  }
+
+  /**
+   * {@code cost.millis(term).orElse(absent)} without the {@code OptionalDouble} that allocates on
+   * every decision.
+   */
+  private static double termMillis(CostBreakdown cost, String term, double absent) {
+    for (int i = 0, n = cost.size(); i < n; i++) {
+      if (cost.term(i).equals(term)) {
+        return cost.millis(i);
+      }
+    }
+    return absent;
   }
 
   /**

@@ -319,8 +319,9 @@ final class DispatchLedger {
     lease.decodeHeld = true;
     lease.decodeReserved = true;
     decodeReservedTokens += lease.outstandingTokens();
-    if (lease.backlog != null) {
-      lease.backlog.add(lease.link, lease.moveMicros);
+    Lease.Move move = lease.move;
+    if (move != null) {
+      move.backlog.add(move.link, move.moveMicros);
     }
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
@@ -361,8 +362,9 @@ final class DispatchLedger {
     if (lease.decodeReserved) {
       lease.decodeReserved = false;
       decodeReservedTokens -= lease.outstandingTokens();
-      if (lease.backlog != null) {
-        lease.backlog.remove(lease.link, lease.moveMicros);
+      Lease.Move move = lease.move;
+      if (move != null) {
+        move.backlog.remove(move.link, move.moveMicros);
       }
     }
   }

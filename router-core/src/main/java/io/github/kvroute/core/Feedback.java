@@ -52,11 +52,13 @@ final class Feedback {
 
   UpdateResult onOutcome(Outcome outcome) {
     checkNotNull(outcome, "outcome: null (expected: non-null)");
-    RequestRef ref = new RequestRef(outcome.requestId(), outcome.attempt());
-    Lease lease = leases.get(ref);
+    // looked up by id and attempt, not a RequestRef: an outcome's are valid, and every decision's
+    // outcome would allocate one
+    Lease lease = leases.get(outcome.requestId(), outcome.attempt());
     UpdateResult result;
     if (lease == null) {
-      result = leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
+      result = leases.wasClosed(outcome.requestId(), outcome.attempt()) ? UpdateResult.DUPLICATE
+          : UpdateResult.UNKNOWN_REQUEST;
     } else if (!lease.replica.id.equals(outcome.replicaId()) || lease.epoch != outcome.epoch()) {
       result = UpdateResult.MISMATCHED_REPLICA;
     } else if (!leases.close(lease)) {
@@ -222,7 +224,7 @@ final class Feedback {
       return ttft;
     }
     double floor = outcome.queueTime().map(Durations::millis).orElse(0.0);
-    return Math.max(floor, ttft - lease.transferMillis);
+    return Math.max(floor, ttft - lease.transferMillis());
   }
 
   private void learn(Lease lease, Outcome outcome) {
@@ -254,7 +256,7 @@ final class Feedback {
       if (!Double.isNaN(ttft)) {
         // what the decision predicted besides the queue (and the move): its cost without those terms
         computed.calibration.recordQueue(lease.predictedQueueMillis,
-            lease.predictedCostMillis - lease.queueTermMillis - lease.transferTermMillis, ttft);
+            lease.predictedCostMillis - lease.queueTermMillis - lease.transferTermMillis(), ttft);
       }
     } else if (lease.insert != null) {
       index.rollback(lease.insert);

@@ -25,13 +25,10 @@ final class Lease {
   final double predictedQueueMillis;
   final double queueTermMillis;
   /**
-   * A disaggregated attempt's KV move as this router priced it when routing (the move and the link's
-   * backlog), and the decision cost's {@value PairSelection#TRANSFER_TERM} term (0 if none); 0 for a
-   * whole-request attempt. Calibration takes them out of the TTFT and the prediction, so that only the
-   * prefill replica's own work teaches its rates. Written before the lease is published.
+   * A disaggregated attempt's KV move; null for a whole-request attempt (kept apart so that those,
+   * nearly every lease, do not carry its fields). Written before the lease is published.
    */
-  double transferMillis;
-  double transferTermMillis;
+  Move move;
   volatile IndexStore.Insert insert;
   volatile boolean probe;
   /**
@@ -48,6 +45,25 @@ final class Lease {
   Lease next;
   @GuardedBy("ledger")
   boolean sinceSnapshot;
+  // LeaseTable's links, guarded by the table's stripe that holds the lease (see LeaseTable's notes)
+  /** When the table opened it, on the router's ticker: its timeout runs from here. */
+  @GuardedBy("stripe")
+  long openedAtNanos;
+  /** The next lease in its stripe's bucket. */
+  @GuardedBy("stripe")
+  Lease nextByRef;
+  /** The next lease in its stripe's latest-attempt bucket. */
+  @GuardedBy("stripe")
+  Lease nextLatest;
+  /** Its neighbours in its stripe's list of open leases, oldest first. */
+  @GuardedBy("stripe")
+  Lease olderOpen;
+  @GuardedBy("stripe")
+  Lease newerOpen;
+  /** In its stripe's open table (and so in its list of open leases). */
+  @GuardedBy("stripe")
+  boolean open;
+
   /** Set by the ledger under its own lock when the lease joins its list. */
   DispatchLedger ledger;
   /** Its leaf in the ledger's replay tree while {@link #sinceSnapshot}, else -1. */
@@ -68,10 +84,6 @@ final class Lease {
   boolean decodeReleased;
   /** Its KV is reserved on the decode replica until its first token says the KV arrived. */
   boolean decodeReserved;
-  /** Its KV move on the pair's link while {@link #decodeReserved}: where, how long, whose books. */
-  TransferBacklog backlog;
-  long link;
-  long moveMicros;
 
   Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
       long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
@@ -89,6 +101,46 @@ final class Lease {
     this.workMillis = workMillis;
     this.predictedQueueMillis = predictedQueueMillis;
     this.queueTermMillis = queueTermMillis;
+  }
+
+  /**
+   * A disaggregated attempt's KV move, as the router priced it and booked it on the pair's link.
+   * Immutable.
+   */
+  static final class Move {
+    /**
+     * The move as this router priced it when routing (the move and the link's backlog), and the
+     * decision cost's {@value PairSelection#TRANSFER_TERM} term (0 if none). Calibration takes them
+     * out of the TTFT and the prediction, so that only the prefill replica's own work teaches its
+     * rates.
+     */
+    final double transferMillis;
+    final double transferTermMillis;
+    /**
+     * Its place on the pair's link while {@link Lease#decodeReserved}: whose books, where, how long.
+     */
+    final TransferBacklog backlog;
+    final long link;
+    final long moveMicros;
+
+    Move(double transferMillis, double transferTermMillis, TransferBacklog backlog, long link,
+        long moveMicros) {
+      this.transferMillis = transferMillis;
+      this.transferTermMillis = transferTermMillis;
+      this.backlog = backlog;
+      this.link = link;
+      this.moveMicros = moveMicros;
+    }
+  }
+
+  /** {@link Move#transferMillis}, 0 for a whole-request attempt. */
+  double transferMillis() {
+    return move == null ? 0 : move.transferMillis;
+  }
+
+  /** {@link Move#transferTermMillis}, 0 for a whole-request attempt. */
+  double transferTermMillis() {
+    return move == null ? 0 : move.transferTermMillis;
   }
 
   /** The replica whose cache and queue the prefill used. */

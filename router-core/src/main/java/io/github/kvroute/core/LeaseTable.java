@@ -1,14 +1,11 @@
 package io.github.kvroute.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -16,70 +13,138 @@ import java.util.function.Predicate;
  * Open leases by attempt, expiring after a timeout (a lost outcome must not hold a replica's books
  * forever), plus recently closed attempts so a duplicated outcome is recognised as such.
  *
- * <p>Both maps are Caffeine caches on the router's ticker, with maintenance run on the calling thread,
- * so expiry is deterministic in virtual time.
- *
  * <p><b>Closing is one step for readers.</b> An attempt is marked closed before it leaves the open
- * map, and expiry marks it inside Caffeine's atomic removal, so an outcome never finds an attempt
- * in neither map: it is open, or {@link #wasClosed closed}. An attempt past its timeout whose
- * expiry has not run yet counts as closed too.
+ * table, and expiry marks it under the lock that takes it out, so an outcome never finds an attempt
+ * in neither: it is open, or {@link #wasClosed closed}. An attempt past its timeout whose expiry has
+ * not run yet counts as closed too.
  *
  * <p><b>One attempt is authoritative.</b> Routing attempt N of a request closes its older attempts
  * still open ({@link #supersede}); routing an older attempt than one in flight is refused.
  *
  * <p><b>Bounds.</b> Open leases: one per attempt in flight, each gone after the lease timeout; the
- * latest-attempt map holds at most one entry per open lease.
+ * latest-attempt table holds at most one entry per open lease.
  * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
- * of them (a 64-bit fingerprint of the attempt each; with the cache's node about 125 bytes, so at
- * most about 125 MB); beyond that the least recently closed are forgotten early, and a duplicate
- * outcome for one of them is answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ * of them (a 64-bit fingerprint of the attempt each, about 24 bytes with its time and index slot,
+ * at most 40 with marks repeated, so at most about 40 MB: {@link ClosedAttempts}); beyond that the
+ * least recently closed are forgotten early, and a duplicate outcome for one of them is answered
+ * {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ *
+ * <p><b>Design notes: why not a cache.</b> Every decision opens a lease and every outcome closes
+ * one; a Caffeine cache (as the open table was) allocated about 220 bytes for that pair (its node,
+ * the map's node, the write-buffer tasks and a removal context and lambda), and the
+ * latest-attempt map another node. Here both tables are intrusive: the lease is its own entry
+ * (chained through {@link Lease#nextByRef} and {@link Lease#nextLatest}) and its own node in its
+ * stripe's list of open leases in opening order, which is what expiry walks. Nothing is allocated
+ * per lease; a stripe's bucket arrays only grow, to the most leases it has held at once. The
+ * closed-attempt memory is arrays too, for the same reason ({@link ClosedAttempts}).
+ *
+ * <p>The tables are split into {@value #STRIPES} stripes by the request id's hash, each under its own
+ * monitor, so that concurrent decisions contend only when their ids share a stripe; every attempt
+ * of a request is in one stripe, so the open lease and its request's latest attempt change under
+ * one lock. Expiry is as the cache did it: an entry past its timeout is invisible at once, and is
+ * taken out (the expiry callback run, on the calling thread) by the next write, by a read that
+ * meets it, or by {@link #cleanUp}. A stripe's oldest opening time is published in a volatile so
+ * that the check after each write reads {@value #STRIPES} pairs of fields and takes no lock unless
+ * a lease is due. The callback runs after the stripe's monitor is released: it takes replicas' ledger
+ * locks and calls the host's listener, neither of which may wait for a stripe.
  *
  * <p>Thread-safety: thread-safe.
  */
 final class LeaseTable {
   /** Most closed attempts remembered for recognising duplicates. */
   static final int MAX_CLOSED_REMEMBERED = 1_000_000;
+  /** Stripes of the open tables; a power of two. */
+  static final int STRIPES = 32;
 
-  private final Cache<RequestRef, Lease> open;
-  private final Cache<Long, Boolean> closed;
+  private final Ticker ticker;
+  private final long timeoutNanos;
+  private final Consumer<Lease> onExpired;
+  private final Stripe[] stripes = new Stripe[STRIPES];
+  private final ClosedAttempts closed;
   /**
-   * Each request's authoritative (latest routed) open attempt; one entry per open lease at most.
-   */
-  private final ConcurrentHashMap<String, Lease> latest = new ConcurrentHashMap<>();
-  /**
-   * A test seam between the two steps of {@link #close} (marking closed, leaving the open map), so
+   * A test seam between the two steps of {@link #close} (marking closed, leaving the open table), so
    * that a test can run an outcome at exactly that point; null outside tests.
    */
   volatile Consumer<Lease> betweenCloseSteps;
 
   LeaseTable(Ticker ticker, Duration timeout, Consumer<Lease> onExpired) {
-    this.open = Caffeine.newBuilder()
-        .ticker(ticker::read)
-        .executor(Runnable::run)
-        .expireAfterWrite(timeout)
-        .evictionListener((RequestRef ref, Lease lease, RemovalCause cause) -> {
-          if (cause == RemovalCause.EXPIRED && lease != null) {
-            markClosed(lease.ref);
-            latest.remove(lease.ref.requestId(), lease);
-            onExpired.accept(lease);
-          }
-        })
-        .build();
-    this.closed = Caffeine.newBuilder()
-        .ticker(ticker::read)
-        .executor(Runnable::run)
-        .expireAfterWrite(timeout.multipliedBy(2))
-        .maximumSize(MAX_CLOSED_REMEMBERED)
-        .build();
+    this.ticker = ticker;
+    this.timeoutNanos = timeout.toNanos();
+    this.onExpired = onExpired;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new Stripe();
+    }
+    this.closed =
+        new ClosedAttempts(ticker, timeout.multipliedBy(2).toNanos(), MAX_CLOSED_REMEMBERED);
+  }
+
+  /** One stripe: its open leases by attempt, its latest attempt by request, in opening order. */
+  private static final class Stripe {
+    @GuardedBy("this")
+    Lease[] byRef = new Lease[8];
+    @GuardedBy("this")
+    Lease[] latestById = new Lease[8];
+    @GuardedBy("this")
+    int openCount;
+    @GuardedBy("this")
+    int latestCount;
+    /** Its list of open leases, oldest first. */
+    @GuardedBy("this")
+    Lease oldest;
+    @GuardedBy("this")
+    Lease newest;
+    /** {@code oldest.openedAtNanos} while {@link #anyOpen}, written under the monitor. */
+    volatile long oldestOpenedAtNanos;
+    volatile boolean anyOpen;
   }
 
   Lease get(RequestRef ref) {
-    return open.getIfPresent(ref);
+    return get(ref.requestId(), ref.attempt());
+  }
+
+  /** The open lease of attempt {@code attempt} of request {@code id}, else null. */
+  Lease get(String id, int attempt) {
+    long now = ticker.read();
+    Stripe s = stripe(id);
+    Lease found;
+    boolean due;
+    synchronized (s) {
+      found = find(s, id, attempt);
+      due = found != null && expired(found, now);
+    }
+    if (due) {
+      // as the cache did: a read that meets an expired entry runs the expiry
+      expire(now);
+      return null;
+    }
+    return found;
   }
 
   /** Adds {@code lease}; false if its attempt is already open. */
   boolean add(Lease lease) {
-    return open.asMap().putIfAbsent(lease.ref, lease) == null;
+    long now = ticker.read();
+    Stripe s = stripe(lease.ref.requestId());
+    Lease replacedExpired = null;
+    boolean added;
+    synchronized (s) {
+      Lease existing = find(s, lease.ref.requestId(), lease.ref.attempt());
+      if (existing != null && expired(existing, now)) {
+        // an expired entry counts as absent: it is expired now, and the new lease takes its place
+        takeOutExpired(s, existing);
+        replacedExpired = existing;
+        existing = null;
+      }
+      added = existing == null;
+      if (added) {
+        lease.openedAtNanos = now;
+        open(s, lease);
+      }
+    }
+    if (replacedExpired != null) {
+      onExpired.accept(replacedExpired);
+    }
+    expire(now);
+    return added;
   }
 
   /** Closes {@code lease}; false if someone else closed it first. */
@@ -90,25 +155,63 @@ final class LeaseTable {
     if (seam != null) {
       seam.accept(lease);
     }
-    if (open.asMap().remove(lease.ref, lease)) {
-      latest.remove(lease.ref.requestId(), lease);
-      return true;
+    long now = ticker.read();
+    Stripe s = stripe(lease.ref.requestId());
+    boolean removed = false;
+    boolean expiredHere = false;
+    synchronized (s) {
+      if (lease.open) {
+        if (expired(lease, now)) {
+          // its timeout won the race: it is expired, not closed by this call
+          takeOutExpired(s, lease);
+          expiredHere = true;
+        } else {
+          unlinkOpen(s, lease);
+          removeLatest(s, lease.ref.requestId(), lease);
+          removed = true;
+        }
+      }
     }
-    return false;
+    if (expiredHere) {
+      onExpired.accept(lease);
+    }
+    expire(now);
+    return removed;
   }
 
   /** The open attempt of {@code ref}'s request with a higher attempt number, if any. */
   Lease newerOpen(RequestRef ref) {
-    Lease current = latest.get(ref.requestId());
-    return current != null && current.ref.attempt() > ref.attempt() && get(current.ref) == current
-        ? current : null;
+    return openLatest(ref, true);
   }
 
   /** The request's open attempt older than {@code ref} (a hedge's first attempt), else null. */
   Lease olderOpen(RequestRef ref) {
-    Lease current = latest.get(ref.requestId());
-    return current != null && current.ref.attempt() < ref.attempt() && get(current.ref) == current
-        ? current : null;
+    return openLatest(ref, false);
+  }
+
+  private Lease openLatest(RequestRef ref, boolean newer) {
+    long now = ticker.read();
+    String id = ref.requestId();
+    Stripe s = stripe(id);
+    Lease current;
+    boolean due = false;
+    synchronized (s) {
+      current = findLatest(s, id);
+      if (current == null || (newer ? current.ref.attempt() <= ref.attempt()
+          : current.ref.attempt() >= ref.attempt())) {
+        return null;
+      }
+      if (!current.open) {
+        current = null;
+      } else if (expired(current, now)) {
+        due = true;
+        current = null;
+      }
+    }
+    if (due) {
+      expire(now);
+    }
+    return current;
   }
 
   /**
@@ -116,28 +219,55 @@ final class LeaseTable {
    * is closed here and returned (its books are the caller's to release), else null.
    */
   Lease supersede(Lease lease) {
+    long now = ticker.read();
     String id = lease.ref.requestId();
-    Lease previous = latest.put(id, lease);
-    if (get(lease.ref) != lease) {
-      // closed (expired) before it was published: it must not stay in the map
-      latest.remove(id, lease);
+    Stripe s = stripe(id);
+    Lease previous;
+    boolean due = false;
+    synchronized (s) {
+      previous = putLatest(s, id, lease);
+      if (!lease.open || expired(lease, now)) {
+        // closed (expired) before it was published: it must not stay in the table
+        due = lease.open;
+        removeLatest(s, id, lease);
+      }
+    }
+    if (due) {
+      expire(now);
     }
     return previous != null && previous != lease && close(previous) ? previous : null;
   }
 
   /** Whether {@code ref} was closed recently, counting an attempt whose expiry is due. */
   boolean wasClosed(RequestRef ref) {
-    if (closed.getIfPresent(fingerprint(ref)) != null) {
+    return wasClosed(ref.requestId(), ref.attempt());
+  }
+
+  /** {@link #wasClosed(RequestRef)} of attempt {@code attempt} of request {@code id}. */
+  boolean wasClosed(String id, int attempt) {
+    long fingerprint = fingerprint(id, attempt);
+    if (closed.contains(fingerprint)) {
       return true;
     }
-    open.cleanUp();
-    return closed.getIfPresent(fingerprint(ref)) != null;
+    expire(ticker.read());
+    return closed.contains(fingerprint);
   }
 
   /** Closes and returns every open lease matching {@code which}. */
   List<Lease> closeAll(Predicate<Lease> which) {
+    long now = ticker.read();
+    List<Lease> candidates = new ArrayList<>();
+    for (Stripe s : stripes) {
+      synchronized (s) {
+        for (Lease l = s.oldest; l != null; l = l.newerOpen) {
+          if (!expired(l, now)) {
+            candidates.add(l);
+          }
+        }
+      }
+    }
     List<Lease> taken = new ArrayList<>();
-    for (Lease lease : List.copyOf(open.asMap().values())) {
+    for (Lease lease : candidates) {
       if (which.test(lease) && close(lease)) {
         taken.add(lease);
       }
@@ -145,18 +275,233 @@ final class LeaseTable {
     return taken;
   }
 
+  /** Open leases held, counting any past their timeout whose expiry has not run yet. */
   long openCount() {
-    return open.asMap().size();
+    long n = 0;
+    for (Stripe s : stripes) {
+      synchronized (s) {
+        n += s.openCount;
+      }
+    }
+    return n;
   }
 
   /** Runs pending expiry. */
   void cleanUp() {
-    open.cleanUp();
+    expire(ticker.read());
     closed.cleanUp();
   }
 
+  /**
+   * Expires the leases past their timeout at {@code now}, oldest first across the stripes (as the
+   * cache's single write order did; leases opened at the same instant in different stripes go in
+   * stripe order), each callback run outside the stripe's monitor before the next is taken out.
+   */
+  private void expire(long now) {
+    while (true) {
+      Stripe first = null;
+      long firstAt = 0;
+      for (Stripe s : stripes) {
+        if (s.anyOpen) {
+          long at = s.oldestOpenedAtNanos;
+          if (now - at >= timeoutNanos && (first == null || at - firstAt < 0)) {
+            first = s;
+            firstAt = at;
+          }
+        }
+      }
+      if (first == null) {
+        return;
+      }
+      Lease due = null;
+      synchronized (first) {
+        if (first.oldest != null && expired(first.oldest, now)) {
+          due = first.oldest;
+          takeOutExpired(first, due);
+        }
+      }
+      if (due != null) {
+        onExpired.accept(due);
+      }
+    }
+  }
+
+  private boolean expired(Lease lease, long now) {
+    return now - lease.openedAtNanos >= timeoutNanos;
+  }
+
+  /** Takes an expired lease out, marked closed first (under the monitor: one step for readers). */
+  @GuardedBy("s")
+  private void takeOutExpired(Stripe s, Lease lease) {
+    markClosed(lease.ref);
+    unlinkOpen(s, lease);
+    removeLatest(s, lease.ref.requestId(), lease);
+  }
+
+  private Stripe stripe(String id) {
+    return stripes[spread(id.hashCode()) & (STRIPES - 1)];
+  }
+
+  /** The hash's high bits folded in, because the stripe and bucket take the low ones. */
+  private static int spread(int h) {
+    h *= 0x9E3779B9;
+    return h ^ (h >>> 16);
+  }
+
+  private static int refHash(String id, int attempt) {
+    return spread(id.hashCode() * 31 + attempt);
+  }
+
+  @GuardedBy("s")
+  private static Lease find(Stripe s, String id, int attempt) {
+    Lease[] table = s.byRef;
+    for (Lease l = table[(refHash(id, attempt) >>> 5) & (table.length - 1)]; l != null;
+        l = l.nextByRef) {
+      if (l.ref.attempt() == attempt && l.ref.requestId().equals(id)) {
+        return l;
+      }
+    }
+    return null;
+  }
+
+  @GuardedBy("s")
+  private static void open(Stripe s, Lease lease) {
+    if (s.openCount >= s.byRef.length - (s.byRef.length >>> 2)) {
+      s.byRef = grow(s.byRef, true);
+    }
+    int b = bucketByRef(s.byRef, lease);
+    lease.nextByRef = s.byRef[b];
+    s.byRef[b] = lease;
+    s.openCount++;
+    lease.open = true;
+    lease.newerOpen = null;
+    lease.olderOpen = s.newest;
+    if (s.newest == null) {
+      s.oldest = lease;
+      s.oldestOpenedAtNanos = lease.openedAtNanos;
+      s.anyOpen = true;
+    } else {
+      s.newest.newerOpen = lease;
+    }
+    s.newest = lease;
+  }
+
+  @GuardedBy("s")
+  private static void unlinkOpen(Stripe s, Lease lease) {
+    int b = bucketByRef(s.byRef, lease);
+    if (s.byRef[b] == lease) {
+      s.byRef[b] = lease.nextByRef;
+    } else {
+      Lease l = s.byRef[b];
+      while (l.nextByRef != lease) {
+        l = l.nextByRef;
+      }
+      l.nextByRef = lease.nextByRef;
+    }
+    lease.nextByRef = null;
+    s.openCount--;
+    lease.open = false;
+    if (lease.olderOpen == null) {
+      s.oldest = lease.newerOpen;
+    } else {
+      lease.olderOpen.newerOpen = lease.newerOpen;
+    }
+    if (lease.newerOpen == null) {
+      s.newest = lease.olderOpen;
+    } else {
+      lease.newerOpen.olderOpen = lease.olderOpen;
+    }
+    lease.olderOpen = null;
+    lease.newerOpen = null;
+    if (s.oldest == null) {
+      s.anyOpen = false;
+    } else {
+      s.oldestOpenedAtNanos = s.oldest.openedAtNanos;
+    }
+  }
+
+  @GuardedBy("s")
+  private static Lease findLatest(Stripe s, String id) {
+    Lease[] table = s.latestById;
+    for (Lease l = table[(spread(id.hashCode()) >>> 5) & (table.length - 1)]; l != null;
+        l = l.nextLatest) {
+      if (l.ref.requestId().equals(id)) {
+        return l;
+      }
+    }
+    return null;
+  }
+
+  /** {@code latest.put(id, lease)}: returns the lease it replaced, if any. */
+  @GuardedBy("s")
+  private static Lease putLatest(Stripe s, String id, Lease lease) {
+    Lease previous = findLatest(s, id);
+    if (previous == lease) {
+      return previous;
+    }
+    if (previous != null) {
+      removeLatest(s, id, previous);
+    }
+    if (s.latestCount >= s.latestById.length - (s.latestById.length >>> 2)) {
+      s.latestById = grow(s.latestById, false);
+    }
+    int b = bucketById(s.latestById, id);
+    lease.nextLatest = s.latestById[b];
+    s.latestById[b] = lease;
+    s.latestCount++;
+    return previous;
+  }
+
+  /** {@code latest.remove(id, lease)}: only if {@code lease} is the request's latest. */
+  @GuardedBy("s")
+  private static void removeLatest(Stripe s, String id, Lease lease) {
+    int b = bucketById(s.latestById, id);
+    Lease l = s.latestById[b];
+    if (l == lease) {
+      s.latestById[b] = lease.nextLatest;
+    } else {
+      while (l != null && l.nextLatest != lease) {
+        l = l.nextLatest;
+      }
+      if (l == null) {
+        return;
+      }
+      l.nextLatest = lease.nextLatest;
+    }
+    lease.nextLatest = null;
+    s.latestCount--;
+  }
+
+  private static int bucketByRef(Lease[] table, Lease lease) {
+    return (refHash(lease.ref.requestId(), lease.ref.attempt()) >>> 5) & (table.length - 1);
+  }
+
+  private static int bucketById(Lease[] table, String id) {
+    return (spread(id.hashCode()) >>> 5) & (table.length - 1);
+  }
+
+  /** Doubles a bucket array, rechaining its leases (the only allocation here, and it is rare). */
+  private static Lease[] grow(Lease[] table, boolean byRef) {
+    Lease[] bigger = new Lease[table.length * 2];
+    for (Lease head : table) {
+      Lease l = head;
+      while (l != null) {
+        Lease next = byRef ? l.nextByRef : l.nextLatest;
+        int b = byRef ? bucketByRef(bigger, l) : bucketById(bigger, l.ref.requestId());
+        if (byRef) {
+          l.nextByRef = bigger[b];
+        } else {
+          l.nextLatest = bigger[b];
+        }
+        bigger[b] = l;
+        l = next;
+      }
+    }
+    return bigger;
+  }
+
   private void markClosed(RequestRef ref) {
-    closed.put(fingerprint(ref), Boolean.TRUE);
+    closed.add(fingerprint(ref));
   }
 
   /**
@@ -166,12 +511,15 @@ final class LeaseTable {
    * buffer, the id's bytes and a hash code each time.
    */
   static long fingerprint(RequestRef ref) {
-    String id = ref.requestId();
+    return fingerprint(ref.requestId(), ref.attempt());
+  }
+
+  private static long fingerprint(String id, int attempt) {
     long h = 0x9E3779B97F4A7C15L ^ id.length();
     for (int i = 0; i < id.length(); i++) {
       h = Long.rotateLeft(h ^ (id.charAt(i) * 0xC2B2AE3D27D4EB4FL), 31) * 0x87C37B91114253D5L;
     }
-    return mix(h ^ ref.attempt() * 0x165667B19E3779F9L);
+    return mix(h ^ attempt * 0x165667B19E3779F9L);
   }
 
   /** The MurmurHash3 64-bit finalizer: every input bit flips each output bit with probability 1/2. */

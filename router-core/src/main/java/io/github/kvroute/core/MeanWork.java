@@ -30,8 +30,15 @@ final class MeanWork {
     return Double.isNaN(m) ? initialMillis : m;
   }
 
-  /** Adds one routed request's predicted prefill work. */
+  /**
+   * Adds one routed request's predicted prefill work. The compare-and-set loop that
+   * {@code getAndUpdate} runs, written out: its lambda captured {@code workMillis} and so was
+   * allocated on every decision.
+   */
   void record(double workMillis) {
-    mean.getAndUpdate(m -> Double.isNaN(m) ? workMillis : m + ALPHA * (workMillis - m));
+    double m;
+    do {
+      m = mean.get();
+    } while (!mean.compareAndSet(m, Double.isNaN(m) ? workMillis : m + ALPHA * (workMillis - m)));
   }
 }

@@ -72,9 +72,11 @@ import java.util.Optional;
  * membership is one volatile read and the prefix-index walk is lock-free. It does take short
  * per-replica locks: each candidate's books (its dispatch ledger) are copied under that replica's lock,
  * so a decision over N candidates takes N brief locks, one after another; a half-open breaker is
- * locked to reserve a probe; the chosen replica's books are locked again to record the send; and a
- * routing thread applies pending index writes only when it wins the index's {@code tryLock}, never
- * waiting for it. Routes contend only when they touch the same replica's books at the same moment.
+ * locked to reserve a probe; the chosen replica's books are locked again to record the send; the
+ * attempt is opened in one of 32 stripes of the open-attempt table, chosen by the request id's hash,
+ * under that stripe's lock (an outcome closes it there); and a routing thread applies pending index
+ * writes only when it wins the index's {@code tryLock}, never waiting for it. Routes contend only
+ * when they touch the same replica's books, or their ids' stripe, at the same moment.
  */
 public final class Router implements TelemetrySink, AutoCloseable {
   private final String policyName;
