@@ -144,6 +144,9 @@ final class CompareCommand implements Callable<Integer> {
             Scenario scaled = sections.get(s).toBuilder()
                 .rateScale(sections.get(s).rateScale() * scale).build();
             jobs.add(new Job(s, policy, scale, scaled));
+            if (oracle) {
+              jobs.add(new Job(s, policy, scale, oracleOf(scaled), ORACLE_SUFFIX));
+            }
           }
         }
       }
@@ -201,7 +204,11 @@ final class CompareCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** Each policy's runs of section {@code s} by load scale; empty without a sweep. */
+  /**
+   * Each row's runs of section {@code s} by load scale, keyed by the row's name (a policy's oracle
+   * runs are a sweep of their own, {@code POLICY+oracle}, never part of the policy's); empty without a
+   * sweep.
+   */
   private static Map<String, CapacityTable.Sweep> sweeps(List<Job> jobs, int s, List<Double> scales) {
     Map<String, CapacityTable.Sweep> out = new LinkedHashMap<>();
     if (scales.size() < 2) {
@@ -210,8 +217,9 @@ final class CompareCommand implements Callable<Integer> {
     List<Double> sorted = scales.stream().sorted().toList();
     Map<String, SimulationResult[]> runs = new LinkedHashMap<>();
     for (Job j : jobs) {
-      if (j.section == s && j.label == null) { // oracle runs are not swept
-        runs.computeIfAbsent(j.policy, k -> new SimulationResult[sorted.size()])[
+      if (j.section == s) {
+        String row = j.label == null ? j.policy : j.policy + j.label;
+        runs.computeIfAbsent(row, k -> new SimulationResult[sorted.size()])[
             sorted.indexOf(j.scale)] = j.result;
       }
     }
