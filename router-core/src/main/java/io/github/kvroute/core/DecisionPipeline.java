@@ -294,6 +294,9 @@ final class DecisionPipeline {
       v.freeKvTokens = -1;
       v.kvUtilization = -1;
     }
+    // a replica held up by its KV admits as fast as running requests finish
+    v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis, AdmissionRate.kvBoundWaitMillis(
+        snap, r.sinceCount, v.snapshotAgeMillis, entry.admissionPerSecond));
     // the replay already counts the peers' traffic that moves with this router's own; the risk is in
     // the rest
     s.peers = Math.max(s.peers, r.peers);

@@ -204,6 +204,8 @@ final class Fleet {
       }
       updateUnseenRate(entry, s, observedAt);
       updateRecentTtft(entry, s);
+      entry.admission.onReport(s, observedAt);
+      entry.admissionPerSecond = entry.admission.perSecond();
       entry.ledger.onReport(observedAt, reportedQueueMillis(entry, s),
           s.waitingRequests().orElse(-1), peers(observedAt));
       mirror.onReport(entry, s);
@@ -404,6 +406,8 @@ final class Fleet {
     entry.previousReceivedTotal = -1;
     entry.unseenRatePerSecond = Double.NaN;
     entry.recentTtftMillis = OptionalDouble.empty();
+    entry.admission.reset();
+    entry.admissionPerSecond = Double.NaN;
     entry.previousTtftSumSeconds = -1;
     entry.previousTtftCount = -1;
     entry.ledger.reset();

@@ -49,6 +49,8 @@ final class ReplicaEntry {
   volatile double unseenRatePerSecond;
   /** Mean TTFT of recent first tokens here, from the replica's TTFT histogram; empty until known. */
   volatile OptionalDouble recentTtftMillis = OptionalDouble.empty();
+  /** Admissions per second while requests wait there ({@link #admission}'s), NaN until measured. */
+  volatile double admissionPerSecond = Double.NaN;
   /** The capacity last sent to the index (reported or default, times the scale); -1 before. */
   volatile long mirroredCapacityBlocks = -1;
 
@@ -76,6 +78,8 @@ final class ReplicaEntry {
   long previousObservedAtNanos;
   @GuardedBy("this")
   long previousOwnTotal;
+  @GuardedBy("this")
+  final AdmissionRate admission = new AdmissionRate();
   // the TTFT histogram's totals at the previous report; -1 before one
   @GuardedBy("this")
   double previousTtftSumSeconds = -1;
