@@ -8,17 +8,9 @@ import io.github.kvroute.sim.Scenarios;
 import io.github.kvroute.sim.SimulationResult;
 import io.github.kvroute.sim.Simulator;
 import io.github.kvroute.sim.TelemetryProfile;
-import io.github.kvroute.sim.trace.AzureTrace;
-import io.github.kvroute.sim.trace.MooncakeTrace;
-import io.github.kvroute.sim.trace.TraceFormatException;
-import io.github.kvroute.sim.trace.TraceSource;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -232,7 +224,7 @@ final class CompareCommand implements Callable<Integer> {
       throw new UserError("--scenario and --trace: both given (expected: one of them)");
     }
     if (trace != null) {
-      return Scenarios.fromTrace(readTrace(trace));
+      return Scenarios.fromTrace(CliArguments.trace(trace));
     }
     if (scenario == null) {
       return Scenarios.all().get(0);
@@ -241,26 +233,7 @@ final class CompareCommand implements Callable<Integer> {
         + " (expected: one of " + Scenarios.all().stream().map(Scenario::name).toList() + ")"));
   }
 
-  static TraceSource readTrace(String spec) {
-    int colon = spec.indexOf(':');
-    String kind = colon < 0 ? "" : spec.substring(0, colon);
-    if (colon < 0 || !(kind.equals("mooncake") || kind.equals("azure"))) {
-      throw new UserError("--trace: " + spec + " (expected: mooncake:PATH or azure:PATH)");
-    }
-    Path path = Path.of(spec.substring(colon + 1));
-    if (!Files.isRegularFile(path)) {
-      throw new UserError("--trace: " + path + ": no such file");
-    }
-    try {
-      return kind.equals("mooncake") ? MooncakeTrace.read(path) : AzureTrace.read(path);
-    } catch (TraceFormatException e) {
-      throw new UserError(e.getMessage());
-    } catch (NoSuchFileException e) {
-      throw new UserError("--trace: " + path + ": no such file");
-    } catch (IOException e) {
-      throw new UserError("--trace: " + path + ": " + e.getMessage());
-    }
-  }
+
 
   private Scenario applyOverrides(Scenario s) {
     ScenarioBuilder b = s.toBuilder();
@@ -303,16 +276,11 @@ final class CompareCommand implements Callable<Integer> {
       applyPriorError(b);
       return;
     }
-    b.telemetry(telemetryNamed(telemetry));
+    b.telemetry(CliArguments.telemetry(telemetry));
     applyPriorError(b);
   }
 
-  /** The profile {@code --telemetry} names, or a {@link UserError} listing the names. */
-  static TelemetryProfile telemetryNamed(String name) {
-    return TelemetryProfile.named(name).orElseThrow(() -> new UserError("--telemetry: " + name
-        + " (expected: one of " + Arrays.stream(TelemetryProfile.values())
-            .map(TelemetryProfile::cliName).toList() + ")"));
-  }
+
 
   private void applyPriorError(ScenarioBuilder b) {
     if (priorError != null) {

@@ -72,7 +72,7 @@ final class InspectCommand implements Callable<Integer> {
         "--scenario: " + scenario + " (expected: one of " + Scenarios.all().stream()
             .map(Scenario::name).toList() + ")")).toBuilder();
     if (telemetry != null) {
-      b.telemetry(CompareCommand.telemetryNamed(telemetry));
+      b.telemetry(CliArguments.telemetry(telemetry));
     }
     Scenario s = overrides.apply(b);
     for (String p : policies) {

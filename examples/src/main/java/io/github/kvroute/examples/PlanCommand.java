@@ -92,7 +92,7 @@ final class PlanCommand implements Callable<Integer> {
   }
 
   private WorkloadProfile workload() {
-    WorkloadProfile measured = trace == null ? null : PlanInputs.profile(CompareCommand.readTrace(trace));
+    WorkloadProfile measured = trace == null ? null : PlanInputs.profile(CliArguments.trace(trace));
     if (measured == null && (rps == null || inputTokens == null || outputTokens == null)) {
       throw new UserError("--trace: none (expected: a trace, or all of --rps, --input-tokens and"
           + " --output-tokens)");

@@ -11,38 +11,25 @@ import io.github.kvroute.sim.ReplicaModel;
 import io.github.kvroute.sim.trace.AzureTrace;
 import io.github.kvroute.sim.trace.MooncakeTrace;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringReader;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code kvroute-sim plan}: the worked sizing on the command line, and what it measures. */
 class PlanCommandTest {
   @TempDir
   Path dir;
 
-  private static String[] run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = KvrouteSim.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int exit = cli.execute(args);
-    return new String[] {String.valueOf(exit), out.toString(), err.toString()};
-  }
-
   @Test
   void theWorkedExamplePrintsFourPrefillAndThreeDecodeWorkersAndItsAssumptions() {
-    String[] r = run("plan", "--rps", "4", "--input-tokens", "8000", "--output-tokens", "500",
+    CliRun r = CliRun.of("plan", "--rps", "4", "--input-tokens", "8000", "--output-tokens", "500",
         "--prefill-tokens-per-second", "10000", "--decode-tokens-per-second", "800",
         "--target-utilization", "1");
 
-    assertThat(r[0]).as(r[2]).isEqualTo("0");
-    assertThat(r[1]).contains("""
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("""
         pool       work (workers)  minimum  planned (100%)
         prefill              3.20        4               4
         decode               2.50        3               3
@@ -111,23 +98,23 @@ class PlanCommandTest {
         {"timestamp": 1000, "input_length": 1024, "output_length": 200, "hash_ids": [1, 3]}
         """);
 
-    String[] r = run("plan", "--trace", "mooncake:" + trace);
+    CliRun r = CliRun.of("plan", "--trace", "mooncake:" + trace);
 
-    assertThat(r[0]).as(r[2]).isEqualTo("0");
-    assertThat(r[1]).contains("unbounded cache").contains("prefix hit rate 25.0%")
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("unbounded cache").contains("prefix hit rate 25.0%")
         .contains("the simulator's step model of llama3-8b-h100");
   }
 
   @Test
   void missingOrBadInputsAreOneLineErrors() {
-    String[] none = run("plan", "--rps", "4");
-    assertThat(none[0]).isEqualTo("2");
-    assertThat(none[2]).contains("--trace: none (expected: a trace, or all of --rps");
+    CliRun none = CliRun.of("plan", "--rps", "4");
+    assertThat(none.exit()).isEqualTo(2);
+    assertThat(none.err()).contains("--trace: none (expected: a trace, or all of --rps");
 
-    String[] badHit = run("plan", "--rps", "4", "--input-tokens", "100", "--output-tokens", "10",
+    CliRun badHit = CliRun.of("plan", "--rps", "4", "--input-tokens", "100", "--output-tokens", "10",
         "--hit-rate", "1.5");
-    assertThat(badHit[0]).isEqualTo("2");
-    assertThat(badHit[2]).contains("prefixHitRate: 1.5 (expected: in [0, 1))");
+    assertThat(badHit.exit()).isEqualTo(2);
+    assertThat(badHit.err()).contains("prefixHitRate: 1.5 (expected: in [0, 1))");
 
     assertThatThrownBy(() -> PlanInputs.profile(MooncakeTrace.read(new StringReader(
         "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [1]}\n"),
