@@ -59,7 +59,7 @@ final class LeaseTable {
   private final Ticker ticker;
   private final long timeoutNanos;
   private final Consumer<Lease> onExpired;
-  private final Stripe[] stripes = new Stripe[STRIPES];
+  private final LeaseStripe[] stripes = new LeaseStripe[STRIPES];
   private final ClosedAttempts closed;
   /**
    * A test seam between the two steps of {@link #close} (marking closed, leaving the open table), so
@@ -72,31 +72,12 @@ final class LeaseTable {
     this.timeoutNanos = timeout.toNanos();
     this.onExpired = onExpired;
     for (int i = 0; i < STRIPES; i++) {
-      stripes[i] = new Stripe();
+      stripes[i] = new LeaseStripe();
     }
     this.closed =
         new ClosedAttempts(ticker, timeout.multipliedBy(2).toNanos(), MAX_CLOSED_REMEMBERED);
   }
 
-  /** One stripe: its open leases by attempt, its latest attempt by request, in opening order. */
-  private static final class Stripe {
-    @GuardedBy("this")
-    Lease[] byRef = new Lease[8];
-    @GuardedBy("this")
-    Lease[] latestById = new Lease[8];
-    @GuardedBy("this")
-    int openCount;
-    @GuardedBy("this")
-    int latestCount;
-    /** Its list of open leases, oldest first. */
-    @GuardedBy("this")
-    Lease oldest;
-    @GuardedBy("this")
-    Lease newest;
-    /** {@code oldest.openedAtNanos} while {@link #anyOpen}, written under the monitor. */
-    volatile long oldestOpenedAtNanos;
-    volatile boolean anyOpen;
-  }
 
   Lease get(RequestRef ref) {
     return get(ref.requestId(), ref.attempt());
@@ -105,11 +86,11 @@ final class LeaseTable {
   /** The open lease of attempt {@code attempt} of request {@code id}, else null. */
   Lease get(String id, int attempt) {
     long now = ticker.read();
-    Stripe s = stripe(id);
+    LeaseStripe s = stripe(id);
     Lease found;
     boolean due;
     synchronized (s) {
-      found = find(s, id, attempt);
+      found = LeaseStripe.find(s, id, attempt);
       due = found != null && expired(found, now);
     }
     if (due) {
@@ -123,11 +104,11 @@ final class LeaseTable {
   /** Adds {@code lease}; false if its attempt is already open. */
   boolean add(Lease lease) {
     long now = ticker.read();
-    Stripe s = stripe(lease.ref.requestId());
+    LeaseStripe s = stripe(lease.ref.requestId());
     Lease replacedExpired = null;
     boolean added;
     synchronized (s) {
-      Lease existing = find(s, lease.ref.requestId(), lease.ref.attempt());
+      Lease existing = LeaseStripe.find(s, lease.ref.requestId(), lease.ref.attempt());
       if (existing != null && expired(existing, now)) {
         // an expired entry counts as absent: it is expired now, and the new lease takes its place
         takeOutExpired(s, existing);
@@ -137,7 +118,7 @@ final class LeaseTable {
       added = existing == null;
       if (added) {
         lease.openedAtNanos = now;
-        open(s, lease);
+        LeaseStripe.open(s, lease);
       }
     }
     if (replacedExpired != null) {
@@ -156,7 +137,7 @@ final class LeaseTable {
       seam.accept(lease);
     }
     long now = ticker.read();
-    Stripe s = stripe(lease.ref.requestId());
+    LeaseStripe s = stripe(lease.ref.requestId());
     boolean removed = false;
     boolean expiredHere = false;
     synchronized (s) {
@@ -166,8 +147,8 @@ final class LeaseTable {
           takeOutExpired(s, lease);
           expiredHere = true;
         } else {
-          unlinkOpen(s, lease);
-          removeLatest(s, lease.ref.requestId(), lease);
+          LeaseStripe.unlinkOpen(s, lease);
+          LeaseStripe.removeLatest(s, lease.ref.requestId(), lease);
           removed = true;
         }
       }
@@ -192,11 +173,11 @@ final class LeaseTable {
   private Lease openLatest(RequestRef ref, boolean newer) {
     long now = ticker.read();
     String id = ref.requestId();
-    Stripe s = stripe(id);
+    LeaseStripe s = stripe(id);
     Lease current;
     boolean due = false;
     synchronized (s) {
-      current = findLatest(s, id);
+      current = LeaseStripe.findLatest(s, id);
       if (current == null || (newer ? current.ref.attempt() <= ref.attempt()
           : current.ref.attempt() >= ref.attempt())) {
         return null;
@@ -221,15 +202,15 @@ final class LeaseTable {
   Lease supersede(Lease lease) {
     long now = ticker.read();
     String id = lease.ref.requestId();
-    Stripe s = stripe(id);
+    LeaseStripe s = stripe(id);
     Lease previous;
     boolean due = false;
     synchronized (s) {
-      previous = putLatest(s, id, lease);
+      previous = LeaseStripe.putLatest(s, id, lease);
       if (!lease.open || expired(lease, now)) {
         // closed (expired) before it was published: it must not stay in the table
         due = lease.open;
-        removeLatest(s, id, lease);
+        LeaseStripe.removeLatest(s, id, lease);
       }
     }
     if (due) {
@@ -257,7 +238,7 @@ final class LeaseTable {
   List<Lease> closeAll(Predicate<Lease> which) {
     long now = ticker.read();
     List<Lease> candidates = new ArrayList<>();
-    for (Stripe s : stripes) {
+    for (LeaseStripe s : stripes) {
       synchronized (s) {
         for (Lease l = s.oldest; l != null; l = l.newerOpen) {
           if (!expired(l, now)) {
@@ -278,7 +259,7 @@ final class LeaseTable {
   /** Open leases held, counting any past their timeout whose expiry has not run yet. */
   long openCount() {
     long n = 0;
-    for (Stripe s : stripes) {
+    for (LeaseStripe s : stripes) {
       synchronized (s) {
         n += s.openCount;
       }
@@ -299,9 +280,9 @@ final class LeaseTable {
    */
   private void expire(long now) {
     while (true) {
-      Stripe first = null;
+      LeaseStripe first = null;
       long firstAt = 0;
-      for (Stripe s : stripes) {
+      for (LeaseStripe s : stripes) {
         if (s.anyOpen) {
           long at = s.oldestOpenedAtNanos;
           if (now - at >= timeoutNanos && (first == null || at - firstAt < 0)) {
@@ -332,172 +313,14 @@ final class LeaseTable {
 
   /** Takes an expired lease out, marked closed first (under the monitor: one step for readers). */
   @GuardedBy("s")
-  private void takeOutExpired(Stripe s, Lease lease) {
+  private void takeOutExpired(LeaseStripe s, Lease lease) {
     markClosed(lease.ref);
-    unlinkOpen(s, lease);
-    removeLatest(s, lease.ref.requestId(), lease);
+    LeaseStripe.unlinkOpen(s, lease);
+    LeaseStripe.removeLatest(s, lease.ref.requestId(), lease);
   }
 
-  private Stripe stripe(String id) {
-    return stripes[spread(id.hashCode()) & (STRIPES - 1)];
-  }
-
-  /** The hash's high bits folded in, because the stripe and bucket take the low ones. */
-  private static int spread(int h) {
-    h *= 0x9E3779B9;
-    return h ^ (h >>> 16);
-  }
-
-  private static int refHash(String id, int attempt) {
-    return spread(id.hashCode() * 31 + attempt);
-  }
-
-  @GuardedBy("s")
-  private static Lease find(Stripe s, String id, int attempt) {
-    Lease[] table = s.byRef;
-    for (Lease l = table[(refHash(id, attempt) >>> 5) & (table.length - 1)]; l != null;
-        l = l.nextByRef) {
-      if (l.ref.attempt() == attempt && l.ref.requestId().equals(id)) {
-        return l;
-      }
-    }
-    return null;
-  }
-
-  @GuardedBy("s")
-  private static void open(Stripe s, Lease lease) {
-    if (s.openCount >= s.byRef.length - (s.byRef.length >>> 2)) {
-      s.byRef = grow(s.byRef, true);
-    }
-    int b = bucketByRef(s.byRef, lease);
-    lease.nextByRef = s.byRef[b];
-    s.byRef[b] = lease;
-    s.openCount++;
-    lease.open = true;
-    lease.newerOpen = null;
-    lease.olderOpen = s.newest;
-    if (s.newest == null) {
-      s.oldest = lease;
-      s.oldestOpenedAtNanos = lease.openedAtNanos;
-      s.anyOpen = true;
-    } else {
-      s.newest.newerOpen = lease;
-    }
-    s.newest = lease;
-  }
-
-  @GuardedBy("s")
-  private static void unlinkOpen(Stripe s, Lease lease) {
-    int b = bucketByRef(s.byRef, lease);
-    if (s.byRef[b] == lease) {
-      s.byRef[b] = lease.nextByRef;
-    } else {
-      Lease l = s.byRef[b];
-      while (l.nextByRef != lease) {
-        l = l.nextByRef;
-      }
-      l.nextByRef = lease.nextByRef;
-    }
-    lease.nextByRef = null;
-    s.openCount--;
-    lease.open = false;
-    if (lease.olderOpen == null) {
-      s.oldest = lease.newerOpen;
-    } else {
-      lease.olderOpen.newerOpen = lease.newerOpen;
-    }
-    if (lease.newerOpen == null) {
-      s.newest = lease.olderOpen;
-    } else {
-      lease.newerOpen.olderOpen = lease.olderOpen;
-    }
-    lease.olderOpen = null;
-    lease.newerOpen = null;
-    if (s.oldest == null) {
-      s.anyOpen = false;
-    } else {
-      s.oldestOpenedAtNanos = s.oldest.openedAtNanos;
-    }
-  }
-
-  @GuardedBy("s")
-  private static Lease findLatest(Stripe s, String id) {
-    Lease[] table = s.latestById;
-    for (Lease l = table[(spread(id.hashCode()) >>> 5) & (table.length - 1)]; l != null;
-        l = l.nextLatest) {
-      if (l.ref.requestId().equals(id)) {
-        return l;
-      }
-    }
-    return null;
-  }
-
-  /** {@code latest.put(id, lease)}: returns the lease it replaced, if any. */
-  @GuardedBy("s")
-  private static Lease putLatest(Stripe s, String id, Lease lease) {
-    Lease previous = findLatest(s, id);
-    if (previous == lease) {
-      return previous;
-    }
-    if (previous != null) {
-      removeLatest(s, id, previous);
-    }
-    if (s.latestCount >= s.latestById.length - (s.latestById.length >>> 2)) {
-      s.latestById = grow(s.latestById, false);
-    }
-    int b = bucketById(s.latestById, id);
-    lease.nextLatest = s.latestById[b];
-    s.latestById[b] = lease;
-    s.latestCount++;
-    return previous;
-  }
-
-  /** {@code latest.remove(id, lease)}: only if {@code lease} is the request's latest. */
-  @GuardedBy("s")
-  private static void removeLatest(Stripe s, String id, Lease lease) {
-    int b = bucketById(s.latestById, id);
-    Lease l = s.latestById[b];
-    if (l == lease) {
-      s.latestById[b] = lease.nextLatest;
-    } else {
-      while (l != null && l.nextLatest != lease) {
-        l = l.nextLatest;
-      }
-      if (l == null) {
-        return;
-      }
-      l.nextLatest = lease.nextLatest;
-    }
-    lease.nextLatest = null;
-    s.latestCount--;
-  }
-
-  private static int bucketByRef(Lease[] table, Lease lease) {
-    return (refHash(lease.ref.requestId(), lease.ref.attempt()) >>> 5) & (table.length - 1);
-  }
-
-  private static int bucketById(Lease[] table, String id) {
-    return (spread(id.hashCode()) >>> 5) & (table.length - 1);
-  }
-
-  /** Doubles a bucket array, rechaining its leases (the only allocation here, and it is rare). */
-  private static Lease[] grow(Lease[] table, boolean byRef) {
-    Lease[] bigger = new Lease[table.length * 2];
-    for (Lease head : table) {
-      Lease l = head;
-      while (l != null) {
-        Lease next = byRef ? l.nextByRef : l.nextLatest;
-        int b = byRef ? bucketByRef(bigger, l) : bucketById(bigger, l.ref.requestId());
-        if (byRef) {
-          l.nextByRef = bigger[b];
-        } else {
-          l.nextLatest = bigger[b];
-        }
-        bigger[b] = l;
-        l = next;
-      }
-    }
-    return bigger;
+  private LeaseStripe stripe(String id) {
+    return stripes[LeaseStripe.spread(id.hashCode()) & (STRIPES - 1)];
   }
 
   private void markClosed(RequestRef ref) {
