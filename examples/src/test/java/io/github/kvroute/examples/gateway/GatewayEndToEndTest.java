@@ -197,6 +197,10 @@ class GatewayEndToEndTest {
       try (StreamResponse<Completion> stream = client.completions().createStreaming(params)) {
         stream.stream().forEach(c -> c.choices().forEach(ch -> streamed.append(ch.text())));
       }
+      // a scrape taken while the streaming request ran shows its replica busy, and the router would
+      // rightly route around it: wait for scrapes of every replica idle
+      awaitTrue(() -> demo.router().replicas().stream()
+          .allMatch(r -> r.estimatedQueueMillis() == 0 && r.inFlightRequests() == 0));
       Completion again = client.completions().create(params);
 
       assertThat(first.choices().get(0).text()).isNotBlank();
