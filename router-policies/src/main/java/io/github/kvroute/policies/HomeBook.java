@@ -1,0 +1,151 @@
+package io.github.kvroute.policies;
+
+import io.github.kvroute.api.CandidateView;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The prefixes one router has routed recently, and where routers sharing its fleet agree to home
+ * them ({@link BoundedHomes}).
+ *
+ * <h2>Design notes</h2>
+ * Routers that do not share their indexes still each see a sample of the same traffic; the hot
+ * prefixes are in every sample within seconds. Each keeps the prefixes it routed in the last
+ * {@value #WINDOW_SECONDS} s, at most {@value #MAX_PREFIXES} (the least recently seen go first),
+ * and places them with {@link BoundedHomes}, a function of that set and the fleet alone, so the
+ * routers' homes agree where their sets do.
+ *
+ * <p>The placement is recomputed every {@value #REFRESH_MILLIS} ms (to expire prefixes and pick up
+ * changed sizes), and sooner, but at most every {@value #MIN_INTERVAL_MILLIS} ms, when a prefix is
+ * first seen or the candidates differ from the fleet it was made for. One placement ranks at most
+ * {@value #MAX_PREFIXES} keys on every replica, a few hundred microseconds for 64 replicas, so the
+ * interval bounds its share of a router's time however many new prompts arrive (a stream of unique
+ * prompts, or candidate lists that differ per request). Until then a new prefix has no home and
+ * goes to its plain rendezvous home. A prefix's size is its latest prompt's block count.
+ *
+ * <p>Thread-safety: thread-safe; {@link #home} takes no monitor. The recent prefixes are a
+ * concurrent map of records with volatile fields; the placement is an immutable value published
+ * through a volatile field. One caller at a time recomputes it ({@code tryLock}); the others use
+ * the previous one, in which a prefix seen for the first time has no home yet (its caller falls
+ * back to plain rendezvous). A single-threaded caller, such as the simulator, always recomputes
+ * when due, so its runs reproduce.
+ */
+final class HomeBook {
+  static final int MAX_PREFIXES = 512;
+  static final long WINDOW_SECONDS = 60;
+  static final long REFRESH_MILLIS = 1_000;
+  private static final long WINDOW_NANOS = WINDOW_SECONDS * 1_000_000_000L;
+  static final long MIN_INTERVAL_MILLIS = 100;
+  private static final long REFRESH_NANOS = REFRESH_MILLIS * 1_000_000L;
+  private static final long MIN_INTERVAL_NANOS = MIN_INTERVAL_MILLIS * 1_000_000L;
+
+  /** A prefix routed recently. */
+  private static final class Recent {
+    volatile int blocks;
+    volatile long seenNanos;
+
+    Recent(int blocks, long seenNanos) {
+      this.blocks = blocks;
+      this.seenNanos = seenNanos;
+    }
+  }
+
+  /** The placement and when it was made. */
+  private record Placement(BoundedHomes homes, long madeAtNanos) {}
+
+  private final Map<Long, Recent> recent = new ConcurrentHashMap<>();
+  private final ReentrantLock placing = new ReentrantLock();
+  private static final Placement NOTHING_YET = new Placement(BoundedHomes.NONE, 0);
+  private volatile Placement placement = NOTHING_YET;
+  private volatile boolean newPrefix;
+
+  /**
+   * Notes that {@code key} ({@code blocks} long) is being routed now and returns its home among
+   * {@code candidates}, or null if it has none yet.
+   */
+  String home(long key, int blocks, List<CandidateView> candidates, long nowNanos) {
+    Recent r = recent.get(key);
+    if (r == null) {
+      if (recent.putIfAbsent(key, new Recent(blocks, nowNanos)) == null) {
+        newPrefix = true;
+      }
+    } else {
+      r.blocks = blocks;
+      r.seenNanos = nowNanos;
+    }
+    Placement p = placement;
+    long age = nowNanos - p.madeAtNanos();
+    boolean due = p == NOTHING_YET || age >= REFRESH_NANOS || (age >= MIN_INTERVAL_NANOS
+        && (newPrefix || !sameFleet(p.homes().fleet(), candidates)));
+    if (due && placing.tryLock()) {
+      try {
+        newPrefix = false;
+        p = new Placement(place(candidates, nowNanos), nowNanos);
+        placement = p;
+      } finally {
+        placing.unlock();
+      }
+    }
+    return p.homes().home(key);
+  }
+
+  /** Prefixes currently remembered (for tests: bounded by {@link #MAX_PREFIXES} after a placement). */
+  int remembered() {
+    return recent.size();
+  }
+
+  /** Called holding {@link #placing}: expires, bounds, and places the recent prefixes. */
+  private BoundedHomes place(List<CandidateView> candidates, long nowNanos) {
+    recent.values().removeIf(r -> nowNanos - r.seenNanos > WINDOW_NANOS);
+    if (recent.size() > MAX_PREFIXES) {
+      // other callers only add while this runs (removal is the placer's), so at least this many
+      long[] seen = new long[recent.size()];
+      int n = 0;
+      for (Recent r : recent.values()) {
+        if (n == seen.length) {
+          break;
+        }
+        seen[n++] = r.seenNanos;
+      }
+      Arrays.sort(seen, 0, n);
+      long oldestKept = seen[n - MAX_PREFIXES];
+      recent.values().removeIf(r -> r.seenNanos < oldestKept);
+    }
+    long[] keys = new long[recent.size()];
+    int n = 0;
+    for (Long k : recent.keySet()) {
+      if (n == keys.length) {
+        break; // a concurrent caller added one since: it waits for the next placement
+      }
+      keys[n++] = k;
+    }
+    keys = Arrays.copyOf(keys, n);
+    Arrays.sort(keys);
+    int[] blocks = new int[n];
+    for (int i = 0; i < n; i++) {
+      Recent r = recent.get(keys[i]);
+      blocks[i] = r == null ? 0 : r.blocks;
+    }
+    List<String> fleet = new ArrayList<>(candidates.size());
+    for (CandidateView c : candidates) {
+      fleet.add(c.replicaId());
+    }
+    return BoundedHomes.assign(keys, blocks, List.copyOf(fleet));
+  }
+
+  private static boolean sameFleet(List<String> fleet, List<CandidateView> candidates) {
+    if (fleet.size() != candidates.size()) {
+      return false;
+    }
+    for (int i = 0; i < fleet.size(); i++) {
+      if (!fleet.get(i).equals(candidates.get(i).replicaId())) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

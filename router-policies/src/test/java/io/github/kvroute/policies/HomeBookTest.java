@@ -1,0 +1,99 @@
+package io.github.kvroute.policies;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.kvroute.api.CandidateView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** A router's recent prefixes and their agreed homes: bounded, expiring, safe to call concurrently. */
+class HomeBookTest {
+  private static final long SECOND = 1_000_000_000L;
+
+  private static List<CandidateView> fleet(int n) {
+    List<CandidateView> views = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      views.add(CandidateView.newBuilder().replicaId("replica-" + i).build());
+    }
+    return views;
+  }
+
+  @Test
+  void twoRoutersThatSawTheSamePrefixesAgreeOnEveryHome_inAnyOrder() {
+    HomeBook a = new HomeBook();
+    HomeBook b = new HomeBook();
+    List<CandidateView> fleet = fleet(4);
+    for (long k = 1; k <= 6; k++) {
+      a.home(k * 0x9E3779B97F4A7C15L, 190, fleet, 0);
+    }
+    for (long k = 6; k >= 1; k--) {
+      b.home(k * 0x9E3779B97F4A7C15L, 190, fleet, 0);
+    }
+    long later = 2 * SECOND;
+    for (long k = 1; k <= 6; k++) {
+      long key = k * 0x9E3779B97F4A7C15L;
+      assertThat(a.home(key, 190, fleet, later)).isNotNull().isEqualTo(b.home(key, 190, fleet, later));
+    }
+  }
+
+  @Test
+  void aPrefixNotSeenForAMinuteIsForgotten_andTheBookStaysBounded() {
+    HomeBook book = new HomeBook();
+    List<CandidateView> fleet = fleet(4);
+    book.home(1, 10, fleet, 0);
+    for (int i = 0; i < 2 * HomeBook.MAX_PREFIXES; i++) {
+      book.home(1_000 + i, 10, fleet, SECOND + i);
+    }
+    book.home(2, 10, fleet, 3 * SECOND);
+    assertThat(book.remembered()).isLessThanOrEqualTo(HomeBook.MAX_PREFIXES + 1);
+    long muchLater = (HomeBook.WINDOW_SECONDS + 5) * SECOND;
+    book.home(3, 10, fleet, muchLater);
+    assertThat(book.remembered()).as("only the prefix seen now").isEqualTo(1);
+    assertThat(book.home(3, 10, fleet, muchLater + 2 * SECOND)).isNotNull();
+  }
+
+  @Test
+  void aChangedFleetIsRehomedWithinTheMinimumInterval() {
+    HomeBook book = new HomeBook();
+    book.home(5, 10, fleet(4), 0);
+    List<CandidateView> three = fleet(3);
+    long soon = HomeBook.MIN_INTERVAL_MILLIS * 1_000_000L;
+    assertThat(book.home(5, 10, three, soon)).isIn("replica-0", "replica-1", "replica-2");
+  }
+
+  @Test
+  void concurrentCallersAlwaysGetAHomeInTheFleetOrNone() throws Exception {
+    HomeBook book = new HomeBook();
+    List<CandidateView> fleet = fleet(8);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    CountDownLatch start = new CountDownLatch(1);
+    ConcurrentHashMap<String, Boolean> seen = new ConcurrentHashMap<>();
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int thread = t;
+      done.add(pool.submit(() -> {
+        start.await();
+        for (int i = 0; i < 20_000; i++) {
+          String home = book.home((i * 31L + thread) % 900, 1 + i % 50, fleet, i * 1_000_000L);
+          seen.put(home == null ? "none" : home, true);
+        }
+        return null;
+      }));
+    }
+    start.countDown();
+    for (Future<?> f : done) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    seen.remove("none");
+    assertThat(seen.keySet()).isNotEmpty().allSatisfy(id -> assertThat(id).startsWith("replica-"));
+    assertThat(book.remembered()).isLessThanOrEqualTo(900);
+  }
+}
