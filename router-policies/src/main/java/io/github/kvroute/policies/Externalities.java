@@ -49,8 +49,13 @@ final class Externalities {
 
   /** Recompute time of the blocks placing {@code request} on {@code c} would evict. */
   static double pollutionMillis(Request request, CandidateView c) {
+    return pollutionMillis(request, c, c.matchedBlocks());
+  }
+
+  /** {@link #pollutionMillis(Request, CandidateView)} were {@code matchedBlocks} held on {@code c}. */
+  static double pollutionMillis(Request request, CandidateView c, int matchedBlocks) {
     PromptKey prompt = request.prompt();
-    long newBlocks = Math.max(0, prompt.blockCount() - c.matchedBlocks());
+    long newBlocks = Math.max(0, prompt.blockCount() - matchedBlocks);
     long evicted = Math.min(newBlocks,
         Math.max(0, c.cachedBlocks() + newBlocks - c.cacheCapacityBlocks()));
     return evicted * (double) prompt.blockSizeTokens() * c.prefillMillisPerToken();

@@ -2,6 +2,7 @@ package io.github.kvroute.policies;
 
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.RejectReason;
+import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
@@ -36,8 +37,11 @@ import java.util.function.ToDoubleFunction;
  * scorer (no constant) is weighted 1.
  *
  * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt goes to its
- * prefix's {@link PrefixHome home} when home costs at most twice the best plus 10 ms, so that routers
- * that do not share their indexes keep one copy of a prefix, not one each.
+ * prefix's home when home costs at most twice the best plus 10 ms, so that routers that do not share
+ * their indexes keep one copy of a prefix, not one each. The home is the one {@link HomeBook} agrees
+ * on for the prefixes this router routed recently (rendezvous hashing with bounded loads,
+ * {@link BoundedHomes}), else the plain {@link PrefixHome} one; it is priced as holding the deepest
+ * copy of the prompt this router knows of, since its peers send the prefix there.
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
@@ -52,7 +56,9 @@ import java.util.function.ToDoubleFunction;
  * ({@link RejectReason#POLICY}). The default, {@code penalize}, keeps them, ranked with the risk
  * term at its weight (0 unless {@code risk_weight} is set).
  *
- * <p>Thread-safety: immutable.
+ * <p>Thread-safety: thread-safe. The configuration is immutable; the only state is the
+ * {@link HomeBook}, itself thread-safe and read without a monitor. Each router builds its own
+ * instance, so each has its own book.
  */
 final class HybridCostPolicy implements RoutingPolicy {
   static final String NAME = "hybrid-cost";
@@ -73,6 +79,8 @@ final class HybridCostPolicy implements RoutingPolicy {
 
   /** Only the weights other than 1; empty means "minimise predicted TTFT" with every term. */
   private final Map<CostTerm, Double> weights;
+  /** Where this router and its peers home the prefixes it routes (used only with peers). */
+  private final HomeBook book = new HomeBook();
   private final boolean excludeStale;
   private final Externality externality;
 
@@ -151,29 +159,58 @@ final class HybridCostPolicy implements RoutingPolicy {
   }
 
   /**
-   * Several routers: the prefix's {@link PrefixHome home} among the candidates that cost at most its
-   * limit (the best is one of them).
+   * Several routers: the prefix's home ({@link HomeBook}, else its plain {@link PrefixHome} home) if
+   * it costs at most the limit once credited with the deepest copy this router knows of (the peers
+   * send the prefix home, so home holds what they made of it); else the highest-ranked candidate
+   * within the limit (the best is one).
    */
   private RoutingDecision home(RoutingContext context, boolean onlyFresh, double queueing,
       double bestMillis) {
-    long key = PrefixHome.key(context.request());
+    Request request = context.request();
+    long key = PrefixHome.key(request);
     double limit = PrefixHome.limitMillis(bestMillis);
+    String booked = book.home(key, request.prompt().blockCount(), context.candidates(),
+        context.nowNanos());
     CandidateView home = null;
-    double homeMillis = 0;
+    CandidateView deepest = null;
     long homeRank = 0;
+    for (CandidateView c : context.candidates()) {
+      if (deepest == null || c.matchedBlocks() > deepest.matchedBlocks()) {
+        deepest = c;
+      }
+      if (onlyFresh && c.telemetryStale()) {
+        continue;
+      }
+      long rank = PrefixHome.rank(key, c.replicaId());
+      if (booked != null ? c.replicaId().equals(booked) : (home == null || rank > homeRank)) {
+        home = c;
+        homeRank = rank;
+      }
+    }
+    if (home != null) {
+      double ms = rankingMillis(context, home, queueing);
+      double credit = PrefixHome.peerCopyCreditMillis(request, home, deepest, externality.pollution,
+          externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
+      if (ms - credit <= limit) {
+        return RoutingDecision.routed(home, context.estimate(home)).withScore(ms);
+      }
+    }
+    CandidateView within = null;
+    double withinMillis = 0;
+    long withinRank = 0;
     for (CandidateView c : context.candidates()) {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
       double ms = rankingMillis(context, c, queueing);
       long rank = PrefixHome.rank(key, c.replicaId());
-      if (ms <= limit && (home == null || rank > homeRank)) {
-        home = c;
-        homeMillis = ms;
-        homeRank = rank;
+      if (ms <= limit && (within == null || rank > withinRank)) {
+        within = c;
+        withinMillis = ms;
+        withinRank = rank;
       }
     }
-    return RoutingDecision.routed(home, context.estimate(home)).withScore(homeMillis);
+    return RoutingDecision.routed(within, context.estimate(within)).withScore(withinMillis);
   }
 
   /** The ranking score of {@code c}: weighted terms plus externalities. */

@@ -1,5 +1,6 @@
 package io.github.kvroute.policies;
 
+import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.Request;
 
@@ -28,7 +29,14 @@ import io.github.kvroute.api.Request;
  * slack). The key is the hash of the prompt's first {@value #KEY_BLOCKS} blocks (or fewer), the part
  * a tenant's or a conversation's requests share.
  *
- * <p>Measured in docs/cost-model.md ("Externalities"). The slack is 2 because, of 1.5, 2, 2.5 and 4
+ * <p>Which replica is home comes from {@link HomeBook} when it has placed the prefix (bounded loads
+ * over the prefixes this router saw recently, so that a few large prefixes do not share one
+ * replica), else from {@link #rank} alone. Home is priced as holding the deepest copy of the prompt
+ * this router knows of ({@link #peerCopyCreditMillis}): the peers send the prefix home, so home
+ * holds what they computed there, which this router's index cannot show; without the credit a router
+ * that once made its own copy elsewhere keeps following it, and the copies never converge.
+ *
+ * <p>Measured in docs/cost-model.md ("Externalities", "Homes with bounded loads"). The slack is 2 because, of 1.5, 2, 2.5 and 4
  * (capacity_rps, seeds 1-3, {@code --routers 3 --telemetry-delay-ms 1000}), it was best or within
  * noise of best on hot-prefix, mixed-sizes, multi-turn-chat and stale-telemetry; rag-long-docs and
  * multi-tenant preferred a wider one (5.03 / 5.27 / 7.46 / 8.29 and 20.2 / 20.3 / 20.8 / 21.8), at a
@@ -55,6 +63,30 @@ final class PrefixHome {
   /** The most this prompt's home may cost, given the best cost. */
   static double limitMillis(double bestMillis) {
     return bestMillis * SLACK + SLACK_MILLIS;
+  }
+
+  /**
+   * How much cheaper {@code home} would rank were it holding the prompt as deep as {@code deepest},
+   * the candidate this router knows to hold most of it: the prefill saved, the queue that prefill
+   * would have added for {@code requestsInSystem} requests behind it (0 when the ranking has no
+   * queueing externality), and, with {@code pollution}, the cache it would not have displaced.
+   * Unweighted, as the externalities are. 0 when home holds as much.
+   */
+  static double peerCopyCreditMillis(Request request, CandidateView home, CandidateView deepest,
+      boolean pollution, double requestsInSystem) {
+    if (deepest.matchedBlocks() <= home.matchedBlocks()) {
+      return 0;
+    }
+    int prompt = request.promptTokens();
+    double reliability = home.cacheHitReliability();
+    double saved = Math.min(prompt, deepest.matchedTokens() * reliability)
+        - Math.min(prompt, home.matchedTokens() * reliability);
+    double credit = Math.max(0, saved) * home.prefillMillisPerToken() * (1 + requestsInSystem);
+    if (pollution) {
+      credit += Externalities.pollutionMillis(request, home)
+          - Externalities.pollutionMillis(request, home, deepest.matchedBlocks());
+    }
+    return credit;
   }
 
   /** The hash naming {@code request}'s prefix: its block {@code min(blocks, KEY_BLOCKS) - 1}. */

@@ -64,27 +64,31 @@ class PrefixHomeTest {
   @Property(tries = 50)
   void threeRoutersThatEachMadeTheirOwnCopyConvergeOnOneReplica(
       @ForAll @IntRange(min = 1, max = 10_000) int seed) {
-    // a held copy costs 20 ms, a cold replica 20 + 56 = 76: within the limit of 2 x 20 + 10 = 50
-    // only the router's own copy is, so each would follow its own; the home rule is what agrees
+    // a held copy costs 20 ms, a cold replica 20 + 56 = 76, over the limit of 2 x 20 + 10 = 50; but
+    // home is credited with the copy the router knows of (the peers send the prefix home), 20 ms,
+    // so every router sends it home, whichever copy it made itself
     Request request = TestRequests.request(1_600, seed);
     Set<String> chosen = new HashSet<>();
     for (int router = 0; router < 3; router++) {
       chosen.add(route(request, ownCopyFleet(router), 2));
     }
-    assertThat(chosen).as("each router keeps its own copy").hasSize(3);
+    assertThat(chosen).hasSize(1);
+  }
 
-    // with the prefix cheaper to recompute (0.015 ms per token: 44 ms cold, within the limit of 50)
-    // every router sends it to the same replica, its home, whichever copy it made itself
-    Set<String> agreed = new HashSet<>();
-    for (int router = 0; router < 3; router++) {
-      List<CandidateView> views = new ArrayList<>();
-      for (CandidateView v : ownCopyFleet(router)) {
-        views.add(CandidateView.newBuilder().replicaId(v.replicaId()).prefill(20, 0.015)
-            .matched(v.matchedBlocks(), v.matchedTokens()).build());
-      }
-      agreed.add(route(request, views, 2));
-    }
-    assertThat(agreed).hasSize(1);
+  @Test
+  void theCreditIsThePrefillAndDisplacedCacheAHomeWouldBeSpared() {
+    Request request = TestRequests.request(1_600, 5);
+    CandidateView cold = CandidateView.newBuilder().replicaId("a").prefill(20, 0.035)
+        .cache(1_000, 1_000).build();
+    CandidateView held = CandidateView.newBuilder().replicaId("b").prefill(20, 0.035)
+        .matched(100, 1_600).build();
+    // 1,600 tokens at 0.035 ms: 56 ms of prefill; two requests behind it: 3 x 56 = 168
+    assertThat(PrefixHome.peerCopyCreditMillis(request, cold, held, false, 2))
+        .isCloseTo(168, org.assertj.core.data.Offset.offset(1e-9));
+    // with pollution: the 100 blocks it would have evicted from its full cache, 56 ms more
+    assertThat(PrefixHome.peerCopyCreditMillis(request, cold, held, true, 0))
+        .isCloseTo(112, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(PrefixHome.peerCopyCreditMillis(request, held, cold, true, 2)).isZero();
   }
 
   @Test
@@ -98,9 +102,9 @@ class PrefixHomeTest {
   }
 
   @Test
-  void theHomeIsNeverDearerThanItsLimit_andAHeldPrefixWinsAsBefore() {
+  void theHomeIsNeverDearerThanItsLimit_andAHeldPrefixWinsWhenHomeIsBusy() {
     Request request = TestRequests.request(1_600, 3);
-    // a 100-block prompt: cold replicas cost 20 + 56 = 76 ms plus queue; one far too busy
+    // a 100-block prompt: cold replicas cost 20 + 56 = 76 ms plus queue; all but one far too busy
     List<CandidateView> views = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
@@ -109,10 +113,12 @@ class PrefixHomeTest {
     assertThat(route(request, views, 2)).as("only replica-0 is within 2 x 76 + 10 ms")
         .isEqualTo("replica-0");
 
+    views.set(0, CandidateView.newBuilder().replicaId("replica-0").prefill(20, 0.035)
+        .estimatedQueueMillis(1_000).build());
     views.set(4, CandidateView.newBuilder().replicaId("replica-4").prefill(20, 0.035)
         .matched(100, 1_600).estimatedQueueMillis(10).build());
-    // held on replica-4 at 10 + 20 = 30 ms: the limit is 2 x 30 + 10 = 70, and a cold replica costs 76
-    assertThat(route(request, views, 2)).as("a held copy far cheaper than home wins")
+    // held on replica-4 at 10 + 20 = 30 ms: home, even credited with that copy, waits 1,000 ms
+    assertThat(route(request, views, 2)).as("a held copy far cheaper than a busy home wins")
         .isEqualTo("replica-4");
   }
 
