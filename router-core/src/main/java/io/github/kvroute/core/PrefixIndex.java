@@ -91,7 +91,6 @@ final class PrefixIndex {
   private final long bufferBytesLimit;
   private final AtomicLong bufferedBytes = new AtomicLong();
 
-  private final BlockTable table = new BlockTable();
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ConcurrentLinkedQueue<IndexStore.Command> buffer = new ConcurrentLinkedQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
@@ -106,6 +105,8 @@ final class PrefixIndex {
 
   /** The single writer's state; only touched while holding {@link #writeLock}. */
   private final IndexStore store;
+  /** The reader-visible arrays; readers only take its published {@link RunTable.View}. */
+  private final RunTable table;
 
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
@@ -120,7 +121,8 @@ final class PrefixIndex {
     this.budgetBytes = budgetBytes;
     this.bufferLimit = bufferLimit;
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
-    this.store = new IndexStore(table, budgetBytes, defaultCapacityBlocks, this::freeSlot);
+    this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot);
+    this.table = store.table();
   }
 
   private void freeSlot(int slot) {
@@ -174,10 +176,12 @@ final class PrefixIndex {
     for (int w = 0; w < maskWords; w++) {
       any |= alive[w] != 0;
     }
-    BlockTable.View view = table.view();
-    while (any && i < n) {
-      int pos = view.find(prompt.blockHash(i));
-      if (pos < 0) {
+    RunTable.View view = table.view();
+    int b = any && n > 0 ? view.find(prompt.blockHash(0)) : -1;
+    // one iteration per run crossed: intersect with its holders, then compare keys along it
+    while (b >= 0) {
+      int r = view.run(b);
+      if (r < 0) {
         break;
       }
       any = false;
@@ -186,7 +190,7 @@ final class PrefixIndex {
         if (a == 0) {
           continue;
         }
-        long held = a & view.word(pos, w);
+        long held = a & view.word(r, w);
         long dropped = a & ~held;
         while (dropped != 0) {
           matchedOut[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
@@ -195,9 +199,25 @@ final class PrefixIndex {
         alive[w] = held;
         any |= held != 0;
       }
-      if (any) {
-        i++;
+      if (!any) {
+        break;
       }
+      int end = view.end(r);
+      i++;
+      b++;
+      while (i < n && b < end && view.keyAt(b) == prompt.blockHash(i)) {
+        i++;
+        b++;
+      }
+      if (i >= n) {
+        break;
+      }
+      long next = prompt.blockHash(i);
+      // the next block is often the next run's first (a run split where holders diverge)
+      if (b >= end && b < view.keys.length && view.keyAt(b) == next) {
+        continue;
+      }
+      b = view.find(next);
     }
     for (int w = 0; w < maskWords; w++) {
       long a = alive[w];
@@ -359,8 +379,8 @@ final class PrefixIndex {
 
   private void publish() {
     publishedEntries = store.entries();
-    publishedBlocks = table.size();
-    publishedStride = table.stride();
+    publishedBlocks = store.blocks();
+    publishedStride = store.stride();
   }
 
   /** Hint commands waiting in the buffer. */
