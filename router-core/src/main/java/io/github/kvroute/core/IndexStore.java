@@ -16,6 +16,7 @@ final class IndexStore {
   private final RunTable table = new RunTable();
   private final RunEntries runEntries = new RunEntries();
   private final Residency residency = new Residency(table, runEntries);
+  private final KeyGroups groups = new KeyGroups(table);
   private final long budgetBytes;
   private final long defaultCapacityBlocks;
   private final IntConsumer freeSlot;
@@ -27,8 +28,6 @@ final class IndexStore {
   private int[] generation = new int[0];
   private long entries;
   private long tick;
-  /** Arena positions of the keys a command walks (scratch, grown as needed). */
-  private int[] at = new int[64];
   /** Entries per slot, written here with release stores, read lock-free by routing. */
   private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
@@ -119,52 +118,14 @@ final class IndexStore {
     }
   }
 
-  // ----------------------------------------------------------------------------- key resolution
-
-  /**
-   * Fills {@link #at} with the arena position of each of the first {@code count} keys, -1 for an
-   * unknown key unless {@code append}, which appends unknown keys (a prompt's new blocks side by
-   * side, in its order, so that they form one run). A key that follows its predecessor in the arena
-   * is found by one comparison, not a probe.
-   */
-  private void resolve(long[] keys, int count, boolean append) {
-    if (at.length < count) {
-      at = new int[Math.max(count, at.length * 2)];
-    }
-    int prev = -1;
-    for (int i = 0; i < count; i++) {
-      long k = keys[i];
-      int b;
-      if (prev >= 0 && prev + 1 < table.blockTop() && table.key(prev + 1) == k) {
-        b = prev + 1;
-      } else {
-        b = table.find(k);
-        if (b < 0 && append) {
-          b = table.append(k, prev >= 0 ? table.runOf(prev) : -1);
-        }
-      }
-      at[i] = b;
-      prev = b;
-    }
-  }
-
-  /** Where the arena-consecutive group of keys ending at {@code i} starts. */
-  private int groupStart(int i) {
-    int j = i;
-    while (j > 0 && at[j - 1] >= 0 && at[j - 1] == at[j] - 1) {
-      j--;
-    }
-    return j;
-  }
-
   // ------------------------------------------------------------------------------------ touches
 
   /** Touches the first {@code count} keys, the last first, as one block each would be. */
   private void touchAll(int slot, long[] keys, int count) {
-    resolve(keys, count, true);
+    groups.resolve(keys, count, true);
     for (int i = count - 1; i >= 0; ) {
-      int j = groupStart(i);
-      touchRange(slot, at[j], at[i] + 1);
+      int j = groups.groupStart(i);
+      touchRange(slot, groups.at(j), groups.at(i) + 1);
       i = j - 1;
     }
     residency.maintain();
@@ -204,10 +165,10 @@ final class IndexStore {
     long blockBytes = PrefixIndex.blockBytes(stride);
     int length = cur + 1 - from;
     while (true) {
-      long newBlocks = deadBlocks(from, cur + 1);
+      long newBlocks = residency.deadBlocks(from, cur + 1);
       long over = bytesFor(entries + length, table.liveBlocks() + newBlocks, stride) - budgetBytes;
       if (over <= 0) {
-        addRange(slot, from, cur + 1, first);
+        countSlot(slot, residency.addRange(slot, from, cur + 1, first));
         return;
       }
       // each evicted entry frees at most an entry and a block: evicting fewer never overshoots
@@ -219,37 +180,10 @@ final class IndexStore {
       long fits = (budgetBytes - bytesFor(entries, table.liveBlocks(), stride))
           / (entryBytes + blockBytes);
       if (fits > 0) {
-        addRange(slot, from, from + (int) fits, first);
+        countSlot(slot, residency.addRange(slot, from, from + (int) fits, first));
       }
       return;
     }
-  }
-
-  /** Blocks in {@code [from, to)} that no slot holds. */
-  private long deadBlocks(int from, int to) {
-    long n = 0;
-    for (int b = from; b < to; ) {
-      int r = table.runOf(b);
-      int e = Math.min(table.end(r), to);
-      if (!table.anyHolder(r)) {
-        n += e - b;
-      }
-      b = e;
-    }
-    return n;
-  }
-
-  /** Adds {@code slot} to every run in {@code [from, to)}, deepest first, block {@code from} at {@code first}. */
-  private void addRange(int slot, int from, int to, long first) {
-    residency.cut(to);
-    residency.cut(from);
-    for (int b = to; b > from; ) {
-      int r = table.runOf(b - 1);
-      int start = table.start(r);
-      residency.add(r, slot, first - (start - from));
-      b = start;
-    }
-    countSlot(slot, to - from);
   }
 
   /**
@@ -291,15 +225,15 @@ final class IndexStore {
 
   /** Forgets the first {@code count} keys for {@code slot}, the ones it holds. */
   private void removeAll(int slot, long[] keys, int count) {
-    resolve(keys, count, false);
+    groups.resolve(keys, count, false);
     for (int i = count - 1; i >= 0; ) {
-      if (at[i] < 0) {
+      if (groups.at(i) < 0) {
         i--;
         continue;
       }
-      int j = groupStart(i);
-      int low = at[j];
-      int high = at[i] + 1;
+      int j = groups.groupStart(i);
+      int low = groups.at(j);
+      int high = groups.at(i) + 1;
       for (int cur = high - 1; cur >= low; ) {
         int r = residency.piece(cur, low);
         int from = table.start(r);

@@ -141,6 +141,36 @@ final class Residency {
     entries.moveToHead(entries.find(r, slot), t);
   }
 
+  /** Blocks in {@code [from, to)} that no slot holds. */
+  long deadBlocks(int from, int to) {
+    long n = 0;
+    for (int b = from; b < to; ) {
+      int r = table.runOf(b);
+      int e = Math.min(table.end(r), to);
+      if (!table.anyHolder(r)) {
+        n += e - b;
+      }
+      b = e;
+    }
+    return n;
+  }
+
+  /**
+   * Adds {@code slot} to every run in {@code [from, to)} (which it does not hold), deepest first,
+   * block {@code from} at tick {@code first}; returns the blocks added.
+   */
+  int addRange(int slot, int from, int to, long first) {
+    cut(to);
+    cut(from);
+    for (int b = to; b > from; ) {
+      int r = table.runOf(b - 1);
+      int start = table.start(r);
+      add(r, slot, first - (start - from));
+      b = start;
+    }
+    return to - from;
+  }
+
   /** {@code slot} no longer holds run {@code r}; returns the blocks it dropped. */
   int drop(int r, int slot) {
     entries.remove(entries.find(r, slot));
