@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import io.github.kvroute.api.PromptKey;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -180,8 +181,8 @@ final class PrefixIndex {
     int b = any && n > 0 ? view.find(prompt.blockHash(0)) : -1;
     // one iteration per run crossed: intersect with its holders, then compare keys along it
     while (b >= 0) {
-      int r = view.run(b);
-      if (r < 0) {
+      int run = view.record(b);
+      if (run < 0) {
         break;
       }
       any = false;
@@ -190,11 +191,16 @@ final class PrefixIndex {
         if (a == 0) {
           continue;
         }
-        long held = a & view.word(r, w);
+        long held = a & view.word(run, w);
         long dropped = a & ~held;
-        while (dropped != 0) {
-          matchedOut[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
-          dropped &= dropped - 1;
+        if (a == -1L && dropped != 0) {
+          // all 64 are candidates: one vectorised fill, the survivors are written again later
+          Arrays.fill(matchedOut, w << 6, (w << 6) + 64, i);
+        } else {
+          while (dropped != 0) {
+            matchedOut[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
+            dropped &= dropped - 1;
+          }
         }
         alive[w] = held;
         any |= held != 0;
@@ -202,10 +208,12 @@ final class PrefixIndex {
       if (!any) {
         break;
       }
-      int end = view.end(r);
+      int end = view.end(run);
       i++;
       b++;
-      while (i < n && b < end && view.keyAt(b) == prompt.blockHash(i)) {
+      long[] arena = view.arena;
+      // plain loads: a stale key only fails the comparison, which then takes the probe
+      while (i < n && b < end && arena[2 * b] == prompt.blockHash(i)) {
         i++;
         b++;
       }
@@ -213,8 +221,9 @@ final class PrefixIndex {
         break;
       }
       long next = prompt.blockHash(i);
-      // the next block is often the next run's first (a run split where holders diverge)
-      if (b >= end && b < view.keys.length && view.keyAt(b) == next) {
+      // the next block is often the next run's first (a run split where holders diverge); key 0
+      // also marks the arena's unused tail, so it always takes the probe
+      if (b >= end && b < view.blocks && next != 0 && view.keyAt(b) == next) {
         continue;
       }
       b = view.find(next);

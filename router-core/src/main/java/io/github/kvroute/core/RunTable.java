@@ -17,11 +17,14 @@ import java.util.Arrays;
  * the holder set is read once per run, not once per block. A walk therefore costs one probe and one
  * holder intersection per run it crosses plus one key comparison per matched block.
  *
- * <p><b>Layout.</b> Flat primitive arrays, no object per block or run. Per block: {@code keys} and
- * {@code runOf}. Per run: {@code runStart}, {@code runEnd} and {@code stride} holder words (one per 64
- * slots). The key table is open-addressed with linear probing, one {@code long} per position packing
- * the high half of the key's spread hash with its arena position plus one (0 is empty), so a probe
- * reads one array and only a fingerprint hit reads the arena.
+ * <p><b>Layout.</b> Two flat {@code long[]} arrays, no object per block or run, laid out so that a
+ * walk touches one cache line per thing it looks at. The arena holds per block its key and its run
+ * number side by side; the run records hold per run its bounds (start and end packed in one word, so
+ * a reader reads them together) followed by its {@code stride} holder words (one per 64 slots). The
+ * key table is open-addressed with linear probing, one {@code long} per position packing the high
+ * half of the key's spread hash with its arena position plus one (0 is empty), so a probe reads one
+ * array and only a fingerprint hit reads the arena. Crossing a run therefore costs three cache
+ * misses (table, arena, run record) however long the run is, plus the sequential key comparisons.
  *
  * <p><b>Nothing a reader holds is reused.</b> Arena positions and run numbers are only ever appended
  * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
@@ -42,7 +45,6 @@ import java.util.Arrays;
  */
 final class RunTable {
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
   static final int MIN_BLOCKS = 64;
   static final int MIN_RUNS = 16;
   /** Compactions are not worth it below this many dead blocks or retired runs. */
@@ -50,23 +52,20 @@ final class RunTable {
 
   /** One published set of arrays; a reader uses one for a whole walk. */
   static final class View {
-    final long[] keys;
-    final int[] runOf;
+    /** Per block {@code b}: its key at {@code 2b}, its run at {@code 2b + 1}. */
+    final long[] arena;
     final long[] table;
-    final int[] runStart;
-    final int[] runEnd;
-    final long[] words;
+    /** Per run {@code r}: {@code start << 32 | end} at {@code r x (1 + stride)}, then its words. */
+    final long[] runs;
     final int stride;
+    final int blocks;
 
-    View(long[] keys, int[] runOf, long[] table, int[] runStart, int[] runEnd, long[] words,
-        int stride) {
-      this.keys = keys;
-      this.runOf = runOf;
+    View(long[] arena, long[] table, long[] runs, int stride) {
+      this.arena = arena;
       this.table = table;
-      this.runStart = runStart;
-      this.runEnd = runEnd;
-      this.words = words;
+      this.runs = runs;
       this.stride = stride;
+      this.blocks = arena.length >>> 1;
     }
 
     /** The arena position holding {@code key} (live or dead), or -1. */
@@ -82,42 +81,43 @@ final class RunTable {
         }
         if ((e & 0xFFFF_FFFF_0000_0000L) == fp) {
           int b = (int) e - 1;
-          if (b < keys.length && (long) LONGS.getAcquire(keys, b) == key) {
+          if (b < blocks && (long) LONGS.getAcquire(arena, 2 * b) == key) {
             return b;
           }
         }
       }
     }
 
-    /** The run of block {@code b}, or -1 if these arrays do not know it yet. */
-    int run(int b) {
-      int r = (int) INTS.getAcquire(runOf, b);
-      return r < runEnd.length ? r : -1;
+    /**
+     * The record offset of block {@code b}'s run ({@code r x (1 + stride)}), or -1 if these arrays do
+     * not know the run yet.
+     */
+    int record(int b) {
+      long r = (long) LONGS.getAcquire(arena, 2 * b + 1);
+      long at = r * (1 + stride);
+      return at + stride < runs.length ? (int) at : -1;
     }
 
-    /** Holder word {@code w} (slots {@code 64w .. 64w+63}) of run {@code r}. */
-    long word(int r, int w) {
-      return w < stride ? (long) LONGS.getAcquire(words, r * stride + w) : 0;
+    /** Holder word {@code w} (slots {@code 64w .. 64w+63}) of the run at {@code record}. */
+    long word(int record, int w) {
+      return w < stride ? (long) LONGS.getAcquire(runs, record + 1 + w) : 0;
     }
 
-    /** The end of run {@code r}, capped at these arrays' arena. */
-    int end(int r) {
-      return Math.min((int) INTS.getAcquire(runEnd, r), keys.length);
+    /** The end of the run at {@code record}, capped at these arrays' arena. */
+    int end(int record) {
+      return Math.min((int) (long) LONGS.getAcquire(runs, record), blocks);
     }
 
     long keyAt(int b) {
-      return (long) LONGS.getOpaque(keys, b);
+      return (long) LONGS.getOpaque(arena, 2 * b);
     }
   }
 
   private volatile View view;
   /** Writer-side copies of the published arrays, always the current ones. */
-  private long[] keys = new long[MIN_BLOCKS];
-  private int[] runOf = new int[MIN_BLOCKS];
+  private long[] arena = new long[2 * MIN_BLOCKS];
   private long[] table = new long[2 * MIN_BLOCKS];
-  private int[] runStart = new int[MIN_RUNS];
-  private int[] runEnd = new int[MIN_RUNS];
-  private long[] words = new long[MIN_RUNS];
+  private long[] runs = new long[2 * MIN_RUNS];
   private int stride = 1;
   private int blockTop;
   private int runTop;
@@ -139,7 +139,7 @@ final class RunTable {
   }
 
   private void publish() {
-    view = new View(keys, runOf, table, runStart, runEnd, words, stride);
+    view = new View(arena, table, runs, stride);
   }
 
   // ------------------------------------------------------------------------------ writer reads
@@ -149,23 +149,28 @@ final class RunTable {
   }
 
   long key(int b) {
-    return keys[b];
+    return arena[2 * b];
   }
 
   int runOf(int b) {
-    return runOf[b];
+    return (int) arena[2 * b + 1];
+  }
+
+  private int rec(int r) {
+    return r * (1 + stride);
   }
 
   int start(int r) {
-    return runStart[r];
+    return (int) (runs[rec(r)] >>> 32);
   }
 
   int end(int r) {
-    return runEnd[r];
+    return (int) runs[rec(r)];
   }
 
   int length(int r) {
-    return runEnd[r] - runStart[r];
+    long v = runs[rec(r)];
+    return (int) v - (int) (v >>> 32);
   }
 
   int blockTop() {
@@ -178,7 +183,7 @@ final class RunTable {
 
   /** Holder word {@code w} of run {@code r} (0 past the stride). */
   long word(int r, int w) {
-    return w < stride ? words[r * stride + w] : 0;
+    return w < stride ? runs[rec(r) + 1 + w] : 0;
   }
 
   boolean holds(int r, int slot) {
@@ -186,8 +191,8 @@ final class RunTable {
   }
 
   boolean anyHolder(int r) {
-    for (int i = r * stride, end = i + stride; i < end; i++) {
-      if (words[i] != 0) {
+    for (int i = rec(r) + 1, end = i + stride; i < end; i++) {
+      if (runs[i] != 0) {
         return true;
       }
     }
@@ -195,8 +200,10 @@ final class RunTable {
   }
 
   boolean sameHolders(int r1, int r2) {
+    int a = rec(r1) + 1;
+    int b = rec(r2) + 1;
     for (int w = 0; w < stride; w++) {
-      if (words[r1 * stride + w] != words[r2 * stride + w]) {
+      if (runs[a + w] != runs[b + w]) {
         return false;
       }
     }
@@ -217,21 +224,22 @@ final class RunTable {
 
   /**
    * Appends {@code key} (not yet known) at the arena's end: in run {@code extend} if that run ends
-   * where the block goes (the previous new block of the same prompt), else in a run of its own.
-   * Returns its position; the block has no holders.
+   * where the block goes (the previous new block of the same prompt) and has no holders, else in a
+   * run of its own. Returns its position; the block has no holders.
    */
   int append(long key, int extend) {
-    if (blockTop == keys.length) {
-      growBlocks();
+    if (2 * blockTop == arena.length) {
+      arena = Arrays.copyOf(arena, 2 * (blockTop + Math.max(MIN_BLOCKS, blockTop / 2)));
+      publish();
     }
     if ((blockTop + 1) * 2L > table.length) {
       rehash(table.length * 2);
     }
     int b = blockTop++;
-    int r = extend >= 0 && runEnd[extend] == b && !anyHolder(extend) ? extend : newRun(b, b);
-    INTS.setRelease(runOf, b, r);
-    LONGS.setRelease(keys, b, key);
-    INTS.setRelease(runEnd, r, b + 1);
+    int r = extend >= 0 && end(extend) == b && !anyHolder(extend) ? extend : newRun(b, b);
+    LONGS.setRelease(arena, 2 * b + 1, (long) r);
+    LONGS.setRelease(arena, 2 * b, key);
+    setBounds(r, start(r), b + 1);
     tablePut(key, b);
     return b;
   }
@@ -245,26 +253,22 @@ final class RunTable {
     if (b >= blockTop || b <= 0) {
       return -1;
     }
-    int r = runOf[b];
-    int s = runStart[r];
+    int r = runOf(b);
+    int s = start(r);
     if (s == b) {
       return -1;
     }
-    int e = runEnd[r];
+    int e = end(r);
     boolean moveLeft = b - s < e - b;
     int from = moveLeft ? s : b;
     int to = moveLeft ? b : e;
     int fresh = newRun(from, to);
-    System.arraycopy(words, r * stride, words, fresh * stride, stride);
+    System.arraycopy(runs, rec(r) + 1, runs, rec(fresh) + 1, stride);
     VarHandle.releaseFence();
     for (int i = from; i < to; i++) {
-      INTS.setRelease(runOf, i, fresh);
+      LONGS.setRelease(arena, 2 * i + 1, (long) fresh);
     }
-    if (moveLeft) {
-      INTS.setRelease(runStart, r, b);
-    } else {
-      INTS.setRelease(runEnd, r, b);
-    }
+    setBounds(r, moveLeft ? b : s, moveLeft ? e : b);
     if (anyHolder(r)) {
       liveRuns++;
     }
@@ -279,15 +283,13 @@ final class RunTable {
     boolean keepLeft = length(left) >= length(right);
     int keep = keepLeft ? left : right;
     int gone = keepLeft ? right : left;
-    for (int i = runStart[gone]; i < runEnd[gone]; i++) {
-      INTS.setRelease(runOf, i, keep);
+    int from = start(left);
+    int to = end(right);
+    for (int i = start(gone), e = end(gone); i < e; i++) {
+      LONGS.setRelease(arena, 2 * i + 1, (long) keep);
     }
-    if (keepLeft) {
-      INTS.setRelease(runEnd, left, runEnd[right]);
-    } else {
-      INTS.setRelease(runStart, right, runStart[left]);
-    }
-    INTS.setRelease(runEnd, gone, runStart[gone]);
+    setBounds(keep, from, to);
+    setBounds(gone, start(gone), start(gone));
     if (anyHolder(keep)) {
       liveRuns--;
     }
@@ -306,14 +308,14 @@ final class RunTable {
       liveBlocks += length(r);
       liveRuns++;
     }
-    int at = r * stride + w;
-    LONGS.setRelease(words, at, words[at] | (1L << slot));
+    int at = rec(r) + 1 + w;
+    LONGS.setRelease(runs, at, runs[at] | (1L << slot));
   }
 
   /** Clears {@code slot}'s bit on run {@code r}. */
   void removeHolder(int r, int slot) {
-    int at = r * stride + (slot >>> 6);
-    LONGS.setRelease(words, at, words[at] & ~(1L << slot));
+    int at = rec(r) + 1 + (slot >>> 6);
+    LONGS.setRelease(runs, at, runs[at] & ~(1L << slot));
     if (!anyHolder(r)) {
       liveBlocks -= length(r);
       liveRuns--;
@@ -337,34 +339,29 @@ final class RunTable {
     int[] renumber = new int[runTop];
     Arrays.fill(renumber, -1);
     int blocks = Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 4);
-    int runs = Math.max(MIN_RUNS, liveRuns + liveRuns / 4);
-    long[] k = new long[blocks];
-    int[] ro = new int[blocks];
-    int[] rs = new int[runs];
-    int[] re = new int[runs];
-    long[] ws = new long[runs * stride];
+    int runCount = Math.max(MIN_RUNS, liveRuns + liveRuns / 4);
+    long[] a = new long[2 * blocks];
+    long[] rs = new long[runCount * (1 + stride)];
     int nb = 0;
     int nr = 0;
     for (int b = 0; b < blockTop; ) {
-      int r = runOf[b];
-      int e = runEnd[r];
+      int r = runOf(b);
+      int e = end(r);
       if (anyHolder(r)) {
         renumber[r] = nr;
-        rs[nr] = nb;
-        System.arraycopy(words, r * stride, ws, nr * stride, stride);
+        int at = nr * (1 + stride);
+        System.arraycopy(runs, rec(r) + 1, rs, at + 1, stride);
+        rs[at] = ((long) nb << 32) | (nb + e - b);
         for (int i = b; i < e; i++) {
-          k[nb] = keys[i];
-          ro[nb++] = nr;
+          a[2 * nb] = arena[2 * i];
+          a[2 * nb++ + 1] = nr;
         }
-        re[nr++] = nb;
+        nr++;
       }
       b = e;
     }
-    keys = k;
-    runOf = ro;
-    runStart = rs;
-    runEnd = re;
-    words = ws;
+    arena = a;
+    runs = rs;
     blockTop = nb;
     runTop = nr;
     int t = MIN_BLOCKS * 2;
@@ -373,7 +370,7 @@ final class RunTable {
     }
     table = new long[t];
     for (int b = 0; b < nb; b++) {
-      tablePut(keys[b], b);
+      tablePut(arena[2 * b], b);
     }
     publish();
     return renumber;
@@ -381,39 +378,33 @@ final class RunTable {
 
   /** Bytes held by the arrays, from their actual lengths (headers not included). */
   long arrayBytes() {
-    return 12L * keys.length + 8L * table.length + 8L * runStart.length
-        + 8L * words.length;
+    return 8L * (arena.length + table.length + runs.length);
   }
 
   // ---------------------------------------------------------------------------------- private
 
+  private void setBounds(int r, int start, int end) {
+    LONGS.setRelease(runs, rec(r), ((long) start << 32) | end);
+  }
+
   private int newRun(int start, int end) {
-    if (runTop == runEnd.length) {
+    if (rec(runTop + 1) > runs.length) {
       int n = runTop + Math.max(MIN_RUNS, runTop / 2);
-      runStart = Arrays.copyOf(runStart, n);
-      runEnd = Arrays.copyOf(runEnd, n);
-      words = Arrays.copyOf(words, n * stride);
+      runs = Arrays.copyOf(runs, n * (1 + stride));
       publish();
     }
     int r = runTop++;
-    runStart[r] = start;
-    runEnd[r] = end;
+    runs[rec(r)] = ((long) start << 32) | end;
     return r;
   }
 
-  private void growBlocks() {
-    int n = keys.length + Math.max(MIN_BLOCKS, keys.length / 2);
-    keys = Arrays.copyOf(keys, n);
-    runOf = Arrays.copyOf(runOf, n);
-    publish();
-  }
-
   private void widen(int newStride) {
-    long[] ws = new long[runEnd.length * newStride];
+    int capacity = runs.length / (1 + stride);
+    long[] rs = new long[capacity * (1 + newStride)];
     for (int r = 0; r < runTop; r++) {
-      System.arraycopy(words, r * stride, ws, r * newStride, stride);
+      System.arraycopy(runs, r * (1 + stride), rs, r * (1 + newStride), 1 + stride);
     }
-    words = ws;
+    runs = rs;
     stride = newStride;
     publish();
   }
@@ -434,7 +425,7 @@ final class RunTable {
     int mask = length - 1;
     for (long e : old) {
       if (e != 0) {
-        long h = spread(keys[(int) e - 1]);
+        long h = spread(arena[2 * ((int) e - 1)]);
         int i = (int) h & mask;
         while (table[i] != 0) {
           i = (i + 1) & mask;
