@@ -179,11 +179,18 @@ final class PrefixIndex {
     }
     RunTable.View view = table.view();
     int b = any && n > 0 ? view.find(prompt.blockHash(0)) : -1;
+    int refreshes = 0;
     // one iteration per run crossed: intersect with its holders, then compare keys along it
     while (b >= 0) {
       int run = view.record(b);
       if (run < 0) {
-        break;
+        // the block's run is newer than these arrays: look the block up again in the current ones
+        if (++refreshes > 2) {
+          break;
+        }
+        view = table.view();
+        b = view.find(prompt.blockHash(i));
+        continue;
       }
       any = false;
       for (int w = 0; w < maskWords; w++) {
