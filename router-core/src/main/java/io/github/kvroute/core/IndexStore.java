@@ -13,10 +13,10 @@ import java.util.function.IntConsumer;
  * {@link #slotEntriesNow} is read by other threads, through release-stored counts.
  */
 final class IndexStore {
-  private final RunTable table = new RunTable();
+  private final RunTable table;
   private final RunEntries runEntries = new RunEntries();
-  private final Residency residency = new Residency(table, runEntries);
-  private final KeyGroups groups = new KeyGroups(table);
+  private final Residency residency;
+  private final KeyGroups groups;
   private final long budgetBytes;
   private final long defaultCapacityBlocks;
   private final IntConsumer freeSlot;
@@ -31,7 +31,10 @@ final class IndexStore {
   /** Entries per slot, written here with release stores, read lock-free by routing. */
   private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
-  IndexStore(long budgetBytes, long defaultCapacityBlocks, IntConsumer freeSlot) {
+  IndexStore(long budgetBytes, long defaultCapacityBlocks, IntConsumer freeSlot, int minGarbage) {
+    this.table = new RunTable(minGarbage);
+    this.residency = new Residency(table, runEntries);
+    this.groups = new KeyGroups(table);
     this.budgetBytes = budgetBytes;
     this.defaultCapacityBlocks = defaultCapacityBlocks;
     this.freeSlot = freeSlot;

@@ -114,6 +114,14 @@ final class PrefixIndex {
   private volatile int publishedStride = 1;
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
+    this(budgetBytes, defaultCapacityBlocks, bufferLimit, RunTable.MIN_GARBAGE);
+  }
+
+  /**
+   * As above; {@code minGarbage} is the dead blocks or retired runs below which the run table is
+   * not compacted (tests lower it to compact often).
+   */
+  PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit, int minGarbage) {
     checkArgument(budgetBytes >= MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
         budgetBytes, MIN_BUDGET_BYTES);
     checkArgument(defaultCapacityBlocks >= 1, "defaultCapacityBlocks: %s (expected: >= 1)",
@@ -122,7 +130,7 @@ final class PrefixIndex {
     this.budgetBytes = budgetBytes;
     this.bufferLimit = bufferLimit;
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
-    this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot);
+    this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot, minGarbage);
     this.table = store.table();
   }
 

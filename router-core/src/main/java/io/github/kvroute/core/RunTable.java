@@ -48,7 +48,7 @@ final class RunTable {
   static final int MIN_BLOCKS = 64;
   static final int MIN_RUNS = 16;
   /** Compactions are not worth it below this many dead blocks or retired runs. */
-  private static final int MIN_GARBAGE = 256;
+  static final int MIN_GARBAGE = 256;
 
   /** One published set of arrays; a reader uses one for a whole walk. */
   static final class View {
@@ -124,7 +124,11 @@ final class RunTable {
   private int liveBlocks;
   private int liveRuns;
 
-  RunTable() {
+  private final int minGarbage;
+
+  /** {@code minGarbage}: dead blocks or retired runs below which no compaction is worth it. */
+  RunTable(int minGarbage) {
+    this.minGarbage = minGarbage;
     publish();
   }
 
@@ -326,8 +330,8 @@ final class RunTable {
   boolean wantsCompaction() {
     int deadBlocks = blockTop - liveBlocks;
     int deadRuns = runTop - liveRuns;
-    return deadBlocks > Math.max(MIN_GARBAGE, liveBlocks / 2)
-        || deadRuns > Math.max(MIN_GARBAGE, liveRuns / 2);
+    return deadBlocks > Math.max(minGarbage, liveBlocks / 2)
+        || deadRuns > Math.max(minGarbage, liveRuns / 2);
   }
 
   /**
