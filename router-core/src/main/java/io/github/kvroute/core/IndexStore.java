@@ -6,11 +6,21 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntConsumer;
 
 /**
- * The prefix index's single-writer side: per-slot LRU mirrors, capacities, modes and generations, the
- * global budget, and the commands that change them (see {@link PrefixIndex} for the design notes).
+ * The prefix index's single-writer side: what each slot holds (on runs, through {@link Residency}),
+ * capacities, modes and generations, the global budget, and the commands that change them (see
+ * {@link PrefixIndex} for the design notes).
  *
- * <p>Not thread-safe: {@link PrefixIndex} applies commands while holding its write lock. Only
- * {@link #slotEntriesNow} is read by other threads, through release-stored counts.
+ * <h2>Design notes</h2>
+ * A command resolves its keys to arena positions ({@link KeyGroups}; unknown keys are appended side
+ * by side, so a prompt's new blocks form one run), then works on arena-consecutive groups a run at a
+ * time, deepest first: exactly what touching or removing its blocks one at a time would do,
+ * including the ticks each block gets, which budget eviction picks, and where a capacity or budget
+ * cut falls. Budget eviction takes as many blocks at once from the slot with the oldest tail as are
+ * older than every other slot's tail, so it is one cut, not one per block.
+ *
+ * <p>Not thread-safe: guarded by {@link PrefixIndex}'s write lock, under which every command is
+ * applied. Only {@link #slotEntriesNow} is read by other threads, through release-stored counts, and
+ * {@link #table()}'s published views by routing.
  */
 final class IndexStore {
   private final RunTable table;
