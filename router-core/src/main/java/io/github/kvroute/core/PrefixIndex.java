@@ -140,6 +140,7 @@ final class PrefixIndex {
     checkArgument(defaultCapacityBlocks >= 1, "defaultCapacityBlocks: %s (expected: >= 1)",
         defaultCapacityBlocks);
     checkArgument(bufferLimit >= 1, "bufferLimit: %s (expected: >= 1)", bufferLimit);
+    checkArgument(minGarbage >= 0, "minGarbage: %s (expected: >= 0)", minGarbage);
     this.budgetBytes = budgetBytes;
     this.bufferLimit = bufferLimit;
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);

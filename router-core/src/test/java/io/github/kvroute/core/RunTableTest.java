@@ -1,6 +1,7 @@
 package io.github.kvroute.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,6 +24,13 @@ class RunTableTest {
       prev = b;
     }
     return first;
+  }
+
+  @Test
+  void aNegativeCompactionFloorIsRejected() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new PrefixIndex(PrefixIndex.MIN_BUDGET_BYTES, 1, 1, -1))
+        .withMessage("minGarbage: -1 (expected: >= 0)");
   }
 
   @Test
