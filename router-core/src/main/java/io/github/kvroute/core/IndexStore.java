@@ -6,66 +6,83 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntConsumer;
 
 /**
- * The prefix index's single-writer side: per-slot LRU mirrors, capacities, modes and generations, the
- * global budget, and the commands that change them (see {@link PrefixIndex} for the design notes).
+ * The prefix index's single-writer side: what each slot holds (on runs, through {@link Residency}),
+ * capacities, modes and generations, the global budget, and the commands that change them (see
+ * {@link PrefixIndex} for the design notes).
  *
- * <p>Not thread-safe: {@link PrefixIndex} applies commands while holding its write lock. Only
- * {@link #slotEntriesNow} is read by other threads, through release-stored counts.
+ * <h2>Design notes</h2>
+ * A command resolves its keys to arena positions ({@link KeyGroups}; unknown keys are appended side
+ * by side, so a prompt's new blocks form one run), then works on arena-consecutive groups a run at a
+ * time, deepest first: exactly what touching or removing its blocks one at a time would do,
+ * including the ticks each block gets, which budget eviction picks, and where a capacity or budget
+ * cut falls. Budget eviction takes as many blocks at once from the slot with the oldest tail as are
+ * older than every other slot's tail, so it is one cut, not one per block.
+ *
+ * <p>Not thread-safe: guarded by {@link PrefixIndex}'s write lock, under which every command is
+ * applied. Only {@link #slotEntriesNow} is read by other threads, through release-stored counts, and
+ * {@link #table()}'s published views by routing.
  */
 final class IndexStore {
-  private final BlockTable table;
+  private final RunTable table;
+  private final RunEntries runEntries = new RunEntries();
+  private final Residency residency;
+  private final KeyGroups groups;
   private final long budgetBytes;
   private final long defaultCapacityBlocks;
   private final IntConsumer freeSlot;
 
-  private SlotLru[] lrus = new SlotLru[0];
+  private boolean[] known = new boolean[0];
+  private int[] held = new int[0];
   private long[] capacityBlocks = new long[0];
   private boolean[] exact = new boolean[0];
   private int[] generation = new int[0];
   private long entries;
   private long tick;
-  /** Entries evicted to fit the budget, ever: a run found before a touch is intact if this held. */
-  private long budgetEvictions;
   /** Entries per slot, written here with release stores, read lock-free by routing. */
   private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
-  IndexStore(BlockTable table, long budgetBytes, long defaultCapacityBlocks, IntConsumer freeSlot) {
-    this.table = table;
+  IndexStore(long budgetBytes, long defaultCapacityBlocks, IntConsumer freeSlot, int minGarbage) {
+    this.table = new RunTable(minGarbage);
+    this.residency = new Residency(table, runEntries);
+    this.groups = new KeyGroups(table);
     this.budgetBytes = budgetBytes;
     this.defaultCapacityBlocks = defaultCapacityBlocks;
     this.freeSlot = freeSlot;
   }
 
-  /** The estimate of live memory; {@code stride} is the block table's holder words per block. */
+  /** The estimate of live memory; {@code stride} is the holder words per run. */
   static long bytesFor(long entries, long blocks, int stride) {
     return entries * PrefixIndex.ENTRY_BYTES + blocks * PrefixIndex.blockBytes(stride);
+  }
+
+  /** The reader-visible arrays. */
+  RunTable table() {
+    return table;
   }
 
   long entries() {
     return entries;
   }
 
-  /** A mirror's object with its fields and its six arrays' headers. */
-  static final long MIRROR_OBJECT_BYTES = 96 + 6 * 16;
+  long blocks() {
+    return table.liveBlocks();
+  }
+
+  int stride() {
+    return table.stride();
+  }
 
   /**
-   * Bytes the store's arrays hold now, from their actual lengths: every slot's mirror, the block
-   * table, and the per-slot arrays; each mirror's object and array headers count
-   * {@link #MIRROR_OBJECT_BYTES}.
+   * Bytes the store's arrays hold now, from their actual lengths: the run table, the run entries and
+   * the per-slot arrays.
    */
   long footprintBytes() {
-    long bytes = table.arrayBytes() + 4L * slotCounts.length()
-        + (8L + 8 + 1 + 4) * lrus.length;
-    for (SlotLru lru : lrus) {
-      if (lru != null) {
-        bytes += lru.arrayBytes() + MIRROR_OBJECT_BYTES;
-      }
-    }
-    return bytes;
+    return table.arrayBytes() + runEntries.arrayBytes() + 4L * slotCounts.length()
+        + (1L + 4 + 8 + 1 + 4) * known.length;
   }
 
   int slotEntries(int slot) {
-    return slot < lrus.length && lrus[slot] != null ? lrus[slot].size() : 0;
+    return slot < held.length ? held[slot] : 0;
   }
 
   boolean isExact(int slot) {
@@ -79,6 +96,8 @@ final class IndexStore {
   }
 
   private void countSlot(int slot, int delta) {
+    held[slot] += delta;
+    entries += delta;
     AtomicIntegerArray counts = slotCounts;
     if (slot >= counts.length()) {
       AtomicIntegerArray grown = new AtomicIntegerArray(Math.max(slot + 1, counts.length() * 2));
@@ -88,7 +107,7 @@ final class IndexStore {
       slotCounts = grown;
       counts = grown;
     }
-    counts.lazySet(slot, counts.get(slot) + delta);
+    counts.lazySet(slot, held[slot]);
   }
 
   private boolean accept(int slot, int gen) {
@@ -96,95 +115,159 @@ final class IndexStore {
   }
 
   private void ensureSlot(int slot) {
-    if (slot >= lrus.length) {
-      int n = Math.max(slot + 1, lrus.length * 2);
-      lrus = Arrays.copyOf(lrus, n);
+    if (slot >= known.length) {
+      int n = Math.max(slot + 1, known.length * 2);
+      known = Arrays.copyOf(known, n);
+      held = Arrays.copyOf(held, n);
       capacityBlocks = Arrays.copyOf(capacityBlocks, n);
       exact = Arrays.copyOf(exact, n);
       int old = generation.length;
       generation = Arrays.copyOf(generation, n);
       Arrays.fill(generation, old, n, -1);
     }
-    if (lrus[slot] == null) {
-      lrus[slot] = new SlotLru();
+    if (!known[slot]) {
+      known[slot] = true;
       capacityBlocks[slot] = defaultCapacityBlocks;
     }
   }
 
-  private void touch(int slot, long key) {
-    SlotLru lru = lrus[slot];
-    long t = ++tick;
-    if (lru.touchIfPresent(key, t)) {
-      return;
+  // ------------------------------------------------------------------------------------ touches
+
+  /** Touches the first {@code count} keys, the last first, as one block each would be. */
+  private void touchAll(int slot, long[] keys, int count) {
+    groups.resolve(keys, count, true);
+    for (int i = count - 1; i >= 0; ) {
+      int j = groups.groupStart(i);
+      touchRange(slot, groups.at(j), groups.at(i) + 1);
+      i = j - 1;
     }
-    // the stride this slot's holder bit needs (a slot past it widens every block)
-    int stride = Math.max(table.stride(), (slot >>> 6) + 1);
-    if (bytesFor(entries + 1, table.size() + 1, stride) > budgetBytes) {
-      // only near the budget is it worth a lookup to learn whether the block is new
-      boolean newBlock = !table.isHeld(key);
-      while (bytesFor(entries + 1, table.size() + (newBlock ? 1 : 0), stride) > budgetBytes) {
-        if (!evictGlobalOldest()) {
-          return;
-        }
-        newBlock = !table.isHeld(key);
-      }
-    }
-    table.addHolder(key, slot);
-    lru.insertAbsent(key, t);
-    entries++;
-    countSlot(slot, 1);
+    residency.maintain();
   }
 
-  private boolean evictGlobalOldest() {
+  /**
+   * Touches the arena blocks {@code [low, high)} for {@code slot}, deepest first, one run at a time:
+   * a run the slot holds moves to the head of its list; a run it does not hold is added once the
+   * budget has room, evicting the globally least recent blocks first, as adding its blocks one by one
+   * would. Every block takes a tick whether or not it fits.
+   */
+  private void touchRange(int slot, int low, int high) {
+    for (int cur = high - 1; cur >= low; ) {
+      int r = residency.piece(cur, low);
+      int from = table.start(r);
+      int length = cur + 1 - from;
+      long first = tick + length;
+      if (table.holds(r, slot)) {
+        residency.retouch(r, slot, first);
+      } else {
+        addWithinBudget(slot, from, cur, first);
+      }
+      tick = first;
+      cur = from - 1;
+    }
+    residency.mergeWithin(low, high);
+  }
+
+  /**
+   * Adds {@code slot} to the blocks {@code [from, cur]} (which it does not hold), its first block at
+   * tick {@code first}, evicting the globally least recent blocks until the budget has room. An
+   * eviction may cut those blocks into several runs, so they are counted again after each.
+   */
+  private void addWithinBudget(int slot, int from, int cur, long first) {
+    int stride = Math.max(table.stride(), (slot >>> 6) + 1);
+    long entryBytes = PrefixIndex.ENTRY_BYTES;
+    long blockBytes = PrefixIndex.blockBytes(stride);
+    int length = cur + 1 - from;
+    while (true) {
+      long newBlocks = residency.deadBlocks(from, cur + 1);
+      long over = bytesFor(entries + length, table.liveBlocks() + newBlocks, stride) - budgetBytes;
+      if (over <= 0) {
+        countSlot(slot, residency.addRange(slot, from, cur + 1, first));
+        return;
+      }
+      // each evicted entry frees at most an entry and a block: evicting fewer never overshoots
+      long need = (over + entryBytes + blockBytes - 1) / (entryBytes + blockBytes);
+      if (evictGlobalOldest(need)) {
+        continue;
+      }
+      // the index is empty and still the blocks do not fit: the shallowest of them do
+      long fits = (budgetBytes - bytesFor(entries, table.liveBlocks(), stride))
+          / (entryBytes + blockBytes);
+      if (fits > 0) {
+        countSlot(slot, residency.addRange(slot, from, from + (int) fits, first));
+      }
+      return;
+    }
+  }
+
+  /**
+   * Evicts up to {@code need} of the globally least recent blocks, all from the slot whose tail is
+   * oldest and older than every other slot's; whether anything was evicted.
+   */
+  private boolean evictGlobalOldest(long need) {
     int victim = -1;
     long oldest = Long.MAX_VALUE;
-    for (int s = 0; s < lrus.length; s++) {
-      if (lrus[s] != null && lrus[s].tailTick() < oldest) {
-        oldest = lrus[s].tailTick();
+    long second = Long.MAX_VALUE;
+    for (int s = 0; s < known.length; s++) {
+      if (held[s] == 0) {
+        continue;
+      }
+      long t = residency.tailTick(s);
+      if (t < oldest) {
+        second = oldest;
+        oldest = t;
         victim = s;
+      } else if (t < second) {
+        second = t;
       }
     }
     if (victim < 0) {
       return false;
     }
-    evictTail(victim);
-    budgetEvictions++;
+    // the tail run's last blocks have ticks oldest, oldest + 1, ...: those below `second` go first
+    long n = Math.min(need, second == Long.MAX_VALUE ? Long.MAX_VALUE : second - oldest);
+    countSlot(victim, -residency.dropTail(victim, (int) Math.min(n, Integer.MAX_VALUE)));
     return true;
-  }
-
-  private void evictTail(int slot) {
-    dropHolder(slot, lrus[slot].removeTail());
-  }
-
-  /** Forgets that {@code slot} holds {@code key}; returns whether it did. */
-  private boolean removeEntry(int slot, long key) {
-    if (!lrus[slot].remove(key)) {
-      return false;
-    }
-    dropHolder(slot, key);
-    return true;
-  }
-
-  private void dropHolder(int slot, long key) {
-    if (table.removeHolder(key, slot)) {
-      entries--;
-      countSlot(slot, -1);
-    }
   }
 
   private void enforceCapacity(int slot) {
-    SlotLru lru = lrus[slot];
-    while (lru.size() > capacityBlocks[slot]) {
-      evictTail(slot);
+    while (held[slot] > capacityBlocks[slot]) {
+      countSlot(slot, -residency.dropTail(slot, (int) Math.min(held[slot] - capacityBlocks[slot],
+          Integer.MAX_VALUE)));
     }
   }
 
-  private void clearSlot(int slot) {
-    SlotLru lru = lrus[slot];
-    for (long key : lru.keysByRecency()) {
-      dropHolder(slot, key);
+  /** Forgets the first {@code count} keys for {@code slot}, the ones it holds. */
+  private void removeAll(int slot, long[] keys, int count) {
+    groups.resolve(keys, count, false);
+    for (int i = count - 1; i >= 0; ) {
+      if (groups.at(i) < 0) {
+        i--;
+        continue;
+      }
+      int j = groups.groupStart(i);
+      int low = groups.at(j);
+      int high = groups.at(i) + 1;
+      for (int cur = high - 1; cur >= low; ) {
+        int r = residency.piece(cur, low);
+        int from = table.start(r);
+        if (table.holds(r, slot)) {
+          countSlot(slot, -residency.drop(r, slot));
+        }
+        cur = from - 1;
+      }
+      residency.mergeWithin(low, high);
+      i = j - 1;
     }
-    lru.clear();
+    residency.maintain();
+  }
+
+  private void clearSlot(int slot) {
+    if (slot < held.length) {
+      while (held[slot] > 0) {
+        countSlot(slot, -residency.dropHead(slot));
+      }
+      residency.maintain();
+    }
   }
 
   abstract static class Command {
@@ -241,24 +324,9 @@ final class IndexStore {
       speculative = ix.exact[slot];
       count = (int) Math.min(prompt.blockCount(), ix.capacityBlocks[slot]);
       tickStart = ix.tick + 1;
-      // A prefix the slot already holds as one run (a re-sent document, a chat's history) moves to the
-      // head in one splice instead of one lookup and relink per block; the rest is touched one by one,
-      // deepest first, and if that evicted anything the run may be broken, so it is touched one by one
-      // too. Both ways leave the same order and ticks.
-      SlotLru lru = ix.lrus[slot];
-      int run = lru.runLength(prompt, count);
-      long evictionsBefore = ix.budgetEvictions;
-      for (int i = count - 1; i >= run; i--) {
-        ix.touch(slot, prompt.blockHash(i));
-      }
-      if (run > 0 && ix.budgetEvictions == evictionsBefore) {
-        ix.tick += run;
-        lru.moveRunToHead(ix.tick);
-      } else {
-        for (int i = run - 1; i >= 0; i--) {
-          ix.touch(slot, prompt.blockHash(i));
-        }
-      }
+      // deepest first, so the root is the most recent and eviction trims leaves first; a prefix the
+      // slot already holds moves to the head a run at a time
+      ix.touchAll(slot, prompt.blockHashes(), count);
       // on an exact slot too: the engine makes room for the routed prefill by evicting its least
       // recently used blocks, and its removal events say so only once that prefill runs
       ix.enforceCapacity(slot);
@@ -289,13 +357,16 @@ final class IndexStore {
       if (!ix.accept(slot, gen) || insert.count == 0 || (onlySpeculative && !insert.speculative)) {
         return;
       }
-      SlotLru lru = ix.lrus[slot];
+      long[] keys = new long[insert.count - Math.min(insert.matchedBlocks, insert.count)];
+      int n = 0;
       for (int i = insert.matchedBlocks; i < insert.count; i++) {
         long key = insert.prompt.blockHash(i);
-        if (lru.tickOf(key) == insert.tickStart + (insert.count - 1 - i)) {
-          ix.removeEntry(slot, key);
+        int b = ix.table.find(key);
+        if (b >= 0 && ix.residency.tickOf(slot, b) == insert.tickStart + (insert.count - 1 - i)) {
+          keys[n++] = key;
         }
       }
+      ix.removeAll(slot, keys, n);
     }
   }
 
@@ -316,9 +387,7 @@ final class IndexStore {
         return;
       }
       ix.exact[slot] = exact;
-      for (int i = keys.length - 1; i >= 0; i--) {
-        ix.touch(slot, keys[i]);
-      }
+      ix.touchAll(slot, keys, keys.length);
     }
   }
 
@@ -339,9 +408,7 @@ final class IndexStore {
         return;
       }
       ix.exact[slot] = exact;
-      for (long key : keys) {
-        ix.removeEntry(slot, key);
-      }
+      ix.removeAll(slot, keys, keys.length);
     }
   }
 

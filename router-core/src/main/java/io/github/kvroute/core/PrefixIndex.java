@@ -15,9 +15,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * believed to hold.
  *
  * <h2>Design notes</h2>
- * <b>Reads.</b> {@link #match} walks the prompt's chained keys once through the {@link BlockTable},
- * intersecting each block's holder bits with the still-matching candidates; a candidate's match length is
- * the first block it does not hold. The cost is O(matched blocks x candidate words) and takes no lock.
+ * <b>Structure.</b> Blocks live in a {@link RunTable}: an arena where a prompt's new blocks are
+ * appended side by side, grouped into <em>runs</em> (arena ranges whose blocks have the same holder
+ * slots, path-compressed trie edges), one holder bit set per run. What each slot holds is encoded per
+ * (slot, run) in {@link RunEntries}, one entry with the tick of the run's first block, which also
+ * orders the slot's LRU; {@link Residency} cuts and merges runs so that this stays exact at block
+ * granularity (see there). The commands of {@link IndexStore} therefore work a run at a time, and
+ * memory is per block (key, run, table slot) and per (slot, run), not per (slot, block).
+ *
+ * <p><b>Reads.</b> {@link #match} finds the prompt's first block by one key-table probe, intersects
+ * the candidates with that run's holders, then compares the prompt's next keys with the arena's
+ * along the run (no probe per block); at the run's end the next block is either the next run's
+ * first (one comparison) or found by a probe. A candidate's match length is the first block it does
+ * not hold. The cost is O(runs crossed x candidate words + matched blocks) key comparisons, with a
+ * probe per run at most; it takes no lock and allocates nothing.
  *
  * <p><b>Writes.</b> A change is a command applied by the single writer that holds the write lock.
  * Two kinds are treated differently, so that a routing thread never pays for other threads' work:
@@ -56,19 +67,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * 1/2/3: 0.30/0.30/1.00 without trimming, 0.56/1.00/1.00 with; docs/cost-model.md,
  * "Externalities").
  *
- * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}.
- * Per (slot, block) entry: key, tick, links and index position in {@link SlotLru} (28 bytes) plus its
- * 8-byte index word at 2 to 4 positions per entry. Per block: key and holder words in the
- * {@link BlockTable} ({@code 8 x (1 + stride)} bytes, one holder word per 64 slots) at 2 to 4 table
- * positions per live block: {@code BLOCK_BYTES} for fleets of up to 64 replicas, scaled with the
- * stride beyond. Before an entry is added,
- * the globally least recent entry (the oldest tail over all slots) is evicted until the addition fits,
- * so the estimate never exceeds the budget.
+ * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}
+ * per (slot, block) entry and per live block ({@code BLOCK_BYTES} for fleets of up to 64 replicas,
+ * scaled with the holder words per run beyond). The estimate is deliberately the one of the
+ * per-block layout this index replaced: the run layout needs far less for prompt-shaped contents
+ * (about 10 bytes per entry with 64-block prompts on 4 of 256 replicas), but as much in its worst
+ * case (every block a run of its own), and the estimate must bound that case too
+ * ({@link #footprintBytes}). Before an entry is added, the globally least recent entries (the oldest
+ * tails over all slots) are evicted until the addition fits, so the estimate never exceeds the
+ * budget.
  *
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
  *
- * <p>Thread-safety: thread-safe. {@link #match} is lock-free; all writes go through the buffer.
+ * <p>Thread-safety: thread-safe. {@link #match} is lock-free; all writes go through the buffer and
+ * are applied under {@link #writeLock} (the store, the run table's writer side and the slot
+ * allocation's free list each name the lock or monitor that guards them).
  */
 final class PrefixIndex {
   static final int ENTRY_BYTES = 52;
@@ -91,7 +105,6 @@ final class PrefixIndex {
   private final long bufferBytesLimit;
   private final AtomicLong bufferedBytes = new AtomicLong();
 
-  private final BlockTable table = new BlockTable();
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ConcurrentLinkedQueue<IndexStore.Command> buffer = new ConcurrentLinkedQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
@@ -106,21 +119,33 @@ final class PrefixIndex {
 
   /** The single writer's state; only touched while holding {@link #writeLock}. */
   private final IndexStore store;
+  /** The reader-visible arrays; readers only take its published {@link RunTable.View}. */
+  private final RunTable table;
 
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
   private volatile int publishedStride = 1;
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
+    this(budgetBytes, defaultCapacityBlocks, bufferLimit, RunTable.MIN_GARBAGE);
+  }
+
+  /**
+   * As above; {@code minGarbage} is the dead blocks or retired runs below which the run table is
+   * not compacted (tests lower it to compact often).
+   */
+  PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit, int minGarbage) {
     checkArgument(budgetBytes >= MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
         budgetBytes, MIN_BUDGET_BYTES);
     checkArgument(defaultCapacityBlocks >= 1, "defaultCapacityBlocks: %s (expected: >= 1)",
         defaultCapacityBlocks);
     checkArgument(bufferLimit >= 1, "bufferLimit: %s (expected: >= 1)", bufferLimit);
+    checkArgument(minGarbage >= 0, "minGarbage: %s (expected: >= 0)", minGarbage);
     this.budgetBytes = budgetBytes;
     this.bufferLimit = bufferLimit;
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
-    this.store = new IndexStore(table, budgetBytes, defaultCapacityBlocks, this::freeSlot);
+    this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot, minGarbage);
+    this.table = store.table();
   }
 
   private void freeSlot(int slot) {
@@ -165,47 +190,10 @@ final class PrefixIndex {
   /**
    * For every slot set in {@code candidates}, writes to {@code matchedOut[slot]} the number of leading
    * blocks of {@code prompt} that slot holds. {@code alive} is scratch of at least the mask's length.
+   * Lock-free ({@link IndexWalk}).
    */
   void match(PromptKey prompt, long[] candidates, int maskWords, long[] alive, int[] matchedOut) {
-    System.arraycopy(candidates, 0, alive, 0, maskWords);
-    int n = prompt.blockCount();
-    int i = 0;
-    boolean any = false;
-    for (int w = 0; w < maskWords; w++) {
-      any |= alive[w] != 0;
-    }
-    BlockTable.View view = table.view();
-    while (any && i < n) {
-      int pos = view.find(prompt.blockHash(i));
-      if (pos < 0) {
-        break;
-      }
-      any = false;
-      for (int w = 0; w < maskWords; w++) {
-        long a = alive[w];
-        if (a == 0) {
-          continue;
-        }
-        long held = a & view.word(pos, w);
-        long dropped = a & ~held;
-        while (dropped != 0) {
-          matchedOut[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
-          dropped &= dropped - 1;
-        }
-        alive[w] = held;
-        any |= held != 0;
-      }
-      if (any) {
-        i++;
-      }
-    }
-    for (int w = 0; w < maskWords; w++) {
-      long a = alive[w];
-      while (a != 0) {
-        matchedOut[(w << 6) + Long.numberOfTrailingZeros(a)] = i;
-        a &= a - 1;
-      }
-    }
+    IndexWalk.match(table, prompt, candidates, maskWords, alive, matchedOut);
   }
 
   // --------------------------------------------------------------------------------------- writes
@@ -359,8 +347,8 @@ final class PrefixIndex {
 
   private void publish() {
     publishedEntries = store.entries();
-    publishedBlocks = table.size();
-    publishedStride = table.stride();
+    publishedBlocks = store.blocks();
+    publishedStride = store.stride();
   }
 
   /** Hint commands waiting in the buffer. */
@@ -408,10 +396,12 @@ final class PrefixIndex {
   /**
    * Bytes the index's arrays hold now (after applying buffered commands), computed from their
    * actual lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed
-   * overhead (an empty mirror per replica slot, about 1 KiB, and the minimum block table): the
-   * estimate the budget enforces counts {@value #ENTRY_BYTES} bytes per entry and three table
-   * positions per block, while the mirrors hold at most 88 bytes per live entry and the table at
-   * most four positions per live block.
+   * overhead (the per-slot arrays and the minimum tables): the estimate the budget enforces counts
+   * {@value #ENTRY_BYTES} bytes per entry and {@value #BLOCK_BYTES} per block, while the arrays hold
+   * per block its arena slot and two to four key-table slots, per run its record, and per (slot,
+   * run) its entry and two to four map slots, each with up to half again in growth slack and in
+   * garbage between compactions. Prompt-shaped contents need a fraction of the estimate; the worst
+   * case, one run per block, about 1.2 x ({@code IndexFootprintTest}).
    */
   long footprintBytes() {
     writeLock.lock();

@@ -41,12 +41,14 @@ class IndexFootprintTest {
     int replicas = 8;
     int[][] slots = new int[replicas][];
     long peak = 0;
+    long peakEstimate = 0;
     for (int r = 0; r < replicas; r++) {
       slots[r] = index.allocateSlot();
       for (int batch = 0; batch < 40; batch++) {
         index.kvStored(slots[r][0], slots[r][1], keys(((long) r << 32) + batch * 1_024L, 1_024));
         long bytes = index.footprintBytes();
         peak = Math.max(peak, bytes);
+        peakEstimate = Math.max(peakEstimate, index.estimatedBytes());
         assertThat(bytes).isLessThanOrEqualTo(2 * BUDGET + fixedOverhead(replicas));
       }
       assertThat(index.estimatedBytes()).isLessThanOrEqualTo(BUDGET);
@@ -57,9 +59,43 @@ class IndexFootprintTest {
       index.release(s[0]);
     }
 
-    assertThat(peak).isGreaterThan(BUDGET / 2);
+    // the loads filled the budget; the arrays hold less than the estimate for prefix-shaped contents
+    // (runs of consecutive keys share one entry per replica), so the peak is only required to exist
+    assertThat(peakEstimate).isGreaterThan(BUDGET / 2);
+    assertThat(peak).isPositive();
     assertThat(index.entryCount()).isZero();
     assertThat(index.footprintBytes()).isLessThanOrEqualTo(fixedOverhead(replicas));
+  }
+
+  @Test
+  void blocksThatFormNoRunsAreTheWorstCase_andStillStayWithinTwiceTheBudget() {
+    // one unrelated key per event, so every block is a run of its own, a third of them shared by a
+    // second replica: the most arrays per entry the index can hold
+    PrefixIndex index = new PrefixIndex(BUDGET, 1L << 30, 1 << 16);
+    int replicas = 4;
+    int[][] slots = new int[replicas][];
+    for (int r = 0; r < replicas; r++) {
+      slots[r] = index.allocateSlot();
+    }
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+    long peak = 0;
+    for (int n = 0; n < 40_000; n++) {
+      long key = rnd.nextLong();
+      int r = n % replicas;
+      index.kvStored(slots[r][0], slots[r][1], new long[] {key});
+      if (n % 3 == 0) {
+        int other = (r + 1) % replicas;
+        index.kvStored(slots[other][0], slots[other][1], new long[] {key});
+      }
+      if (n % 1_000 == 0) {
+        peak = Math.max(peak, index.footprintBytes());
+        assertThat(index.estimatedBytes()).isLessThanOrEqualTo(BUDGET);
+      }
+    }
+    peak = Math.max(peak, index.footprintBytes());
+
+    assertThat(index.estimatedBytes()).isGreaterThan(BUDGET / 2);
+    assertThat(peak).isLessThanOrEqualTo(2 * BUDGET + fixedOverhead(replicas));
   }
 
   @Test

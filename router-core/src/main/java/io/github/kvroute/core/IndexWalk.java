@@ -1,0 +1,109 @@
+package io.github.kvroute.core;
+
+import io.github.kvroute.api.PromptKey;
+import java.util.Arrays;
+
+/**
+ * One lock-free walk of a prompt through the {@link RunTable}: the per-slot leading-match lengths.
+ *
+ * <h2>Design notes</h2>
+ * The walk takes the table's published view once, probes the key table for the prompt's first
+ * block, and then moves a run at a time: intersect the still-matching candidates with the run's
+ * holder words, compare the prompt's next keys with the arena's along the run, and at the run's end
+ * either continue into the next run (its first key is the prompt's next: one comparison) or probe.
+ * Its cost grows with the runs it crosses and the blocks it matches, never with a probe per block.
+ *
+ * <p>Results are written when a candidate drops out. A candidate word whose 64 slots are all still
+ * matching is filled at once when any of them drops (the survivors are written again later): most
+ * of a large fleet typically drops at the same run, and one vectorised fill costs less than a store
+ * per slot.
+ *
+ * <p>A block whose run number is newer than the view's run records (the writer grew them since) is
+ * looked up again in the current view, at most twice, so a walk that races a growth still finishes
+ * on consistent arrays.
+ *
+ * <p>Thread-safety: stateless; {@link #match} is safe from any thread, concurrently with the writer.
+ */
+final class IndexWalk {
+  private IndexWalk() {}
+
+  /**
+   * For every slot set in {@code candidates}, writes to {@code matchedOut[slot]} the number of leading
+   * blocks of {@code prompt} that slot holds. {@code alive} is scratch of at least the mask's length.
+   */
+  static void match(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
+      long[] alive, int[] matchedOut) {
+    System.arraycopy(candidates, 0, alive, 0, maskWords);
+    int n = prompt.blockCount();
+    int i = 0;
+    boolean any = false;
+    for (int w = 0; w < maskWords; w++) {
+      any |= alive[w] != 0;
+    }
+    RunTable.View view = table.view();
+    int b = any && n > 0 ? view.find(prompt.blockHash(0)) : -1;
+    int refreshes = 0;
+    // one iteration per run crossed: intersect with its holders, then compare keys along it
+    while (b >= 0) {
+      int run = view.record(b);
+      if (run < 0) {
+        // the block's run is newer than these arrays: look the block up again in the current ones
+        if (++refreshes > 2) {
+          break;
+        }
+        view = table.view();
+        b = view.find(prompt.blockHash(i));
+        continue;
+      }
+      any = false;
+      for (int w = 0; w < maskWords; w++) {
+        long a = alive[w];
+        if (a == 0) {
+          continue;
+        }
+        long held = a & view.word(run, w);
+        long dropped = a & ~held;
+        if (a == -1L && dropped != 0) {
+          // all 64 are candidates: one vectorised fill, the survivors are written again later
+          Arrays.fill(matchedOut, w << 6, (w << 6) + 64, i);
+        } else {
+          while (dropped != 0) {
+            matchedOut[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
+            dropped &= dropped - 1;
+          }
+        }
+        alive[w] = held;
+        any |= held != 0;
+      }
+      if (!any) {
+        break;
+      }
+      int end = view.end(run);
+      i++;
+      b++;
+      long[] arena = view.arena;
+      // plain loads: a stale key only fails the comparison, which then takes the probe
+      while (i < n && b < end && arena[2 * b] == prompt.blockHash(i)) {
+        i++;
+        b++;
+      }
+      if (i >= n) {
+        break;
+      }
+      long next = prompt.blockHash(i);
+      // the next block is often the next run's first (a run split where holders diverge); key 0
+      // also marks the arena's unused tail, so it always takes the probe
+      if (b >= end && b < view.blocks && next != 0 && view.keyAt(b) == next) {
+        continue;
+      }
+      b = view.find(next);
+    }
+    for (int w = 0; w < maskWords; w++) {
+      long a = alive[w];
+      while (a != 0) {
+        matchedOut[(w << 6) + Long.numberOfTrailingZeros(a)] = i;
+        a &= a - 1;
+      }
+    }
+  }
+}

@@ -1,0 +1,442 @@
+package io.github.kvroute.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * The reader-visible half of the prefix index: every known block key in an arena where the blocks
+ * of one prompt sit side by side, grouped into <em>runs</em> (arena ranges whose blocks all have the
+ * same holder slots), each run with one holder bit set.
+ *
+ * <h2>Design notes</h2>
+ * <b>Why runs.</b> Because a block key is a chained hash, it names its whole prefix: a table keyed by
+ * it is a trie whose nodes are found in O(1). Storing a prompt's new blocks contiguously, in prompt
+ * order, makes that trie path-compressed: a walk that found block {@code i} at arena position
+ * {@code b} checks block {@code i + 1} by comparing one key at {@code b + 1}, with no hash probe, and
+ * the holder set is read once per run, not once per block. A walk therefore costs one probe and one
+ * holder intersection per run it crosses plus one key comparison per matched block.
+ *
+ * <p><b>Layout.</b> Two flat {@code long[]} arrays, no object per block or run, laid out so that a
+ * walk touches one cache line per thing it looks at. The arena holds per block its key and its run
+ * number side by side; the run records hold per run its bounds (start and end packed in one word, so
+ * a reader reads them together) followed by its {@code stride} holder words (one per 64 slots). The
+ * key table is open-addressed with linear probing, one {@code long} per position packing the high
+ * half of the key's spread hash with its arena position plus one (0 is empty), so a probe reads one
+ * array and only a fingerprint hit reads the arena. Crossing a run therefore costs three cache
+ * misses (table, arena, run record) however long the run is, plus the sequential key comparisons.
+ *
+ * <p><b>Nothing a reader holds is reused.</b> Arena positions and run numbers are only ever appended
+ * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
+ * (dead), a run split off or merged away keeps its number, retired. A key therefore names the same
+ * arena position for as long as a reader's arrays live, and a compaction ({@link #compact}, when dead
+ * blocks or retired runs outnumber the live ones) copies the live ones into fresh arrays, published
+ * as a new {@link View}; a reader finishes on whichever arrays it started with.
+ *
+ * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
+ * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
+ * its table entry, a new run's bounds and words before any block points at it, all with release
+ * stores, and readers load them with acquire loads. A reader can still see a run mid-split (one block
+ * more or fewer than a moment later, or the holders of a run that a block has just left): the same
+ * uncertainty any routing index has. Readers bound-check every index they follow, so a stale view
+ * ends a walk early, never reads out of bounds.
+ *
+ * <p>Not thread-safe for writers: every mutating method must be called by the single writer.
+ */
+final class RunTable {
+  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+  static final int MIN_BLOCKS = 64;
+  static final int MIN_RUNS = 16;
+  /** Compactions are not worth it below this many dead blocks or retired runs. */
+  static final int MIN_GARBAGE = 256;
+
+  /** One published set of arrays; a reader uses one for a whole walk. */
+  static final class View {
+    /** Per block {@code b}: its key at {@code 2b}, its run at {@code 2b + 1}. */
+    final long[] arena;
+    final long[] table;
+    /** Per run {@code r}: {@code start << 32 | end} at {@code r x (1 + stride)}, then its words. */
+    final long[] runs;
+    final int stride;
+    final int blocks;
+
+    View(long[] arena, long[] table, long[] runs, int stride) {
+      this.arena = arena;
+      this.table = table;
+      this.runs = runs;
+      this.stride = stride;
+      this.blocks = arena.length >>> 1;
+    }
+
+    /** The arena position holding {@code key} (live or dead), or -1. */
+    int find(long key) {
+      long[] t = table;
+      long h = spread(key);
+      long fp = h & 0xFFFF_FFFF_0000_0000L;
+      int mask = t.length - 1;
+      for (int i = (int) h & mask; ; i = (i + 1) & mask) {
+        long e = (long) LONGS.getAcquire(t, i);
+        if (e == 0) {
+          return -1;
+        }
+        if ((e & 0xFFFF_FFFF_0000_0000L) == fp) {
+          int b = (int) e - 1;
+          if (b < blocks && (long) LONGS.getAcquire(arena, 2 * b) == key) {
+            return b;
+          }
+        }
+      }
+    }
+
+    /**
+     * The record offset of block {@code b}'s run ({@code r x (1 + stride)}), or -1 if these arrays do
+     * not know the run yet.
+     */
+    int record(int b) {
+      long r = (long) LONGS.getAcquire(arena, 2 * b + 1);
+      long at = r * (1 + stride);
+      return at + stride < runs.length ? (int) at : -1;
+    }
+
+    /** Holder word {@code w} (slots {@code 64w .. 64w+63}) of the run at {@code record}. */
+    long word(int record, int w) {
+      return w < stride ? (long) LONGS.getAcquire(runs, record + 1 + w) : 0;
+    }
+
+    /** The end of the run at {@code record}, capped at these arrays' arena. */
+    int end(int record) {
+      return Math.min((int) (long) LONGS.getAcquire(runs, record), blocks);
+    }
+
+    long keyAt(int b) {
+      return (long) LONGS.getOpaque(arena, 2 * b);
+    }
+  }
+
+  private volatile View view;
+  /** Writer-side copies of the published arrays, always the current ones. */
+  private long[] arena = new long[2 * MIN_BLOCKS];
+  private long[] table = new long[2 * MIN_BLOCKS];
+  private long[] runs = new long[2 * MIN_RUNS];
+  private int stride = 1;
+  private int blockTop;
+  private int runTop;
+  private int liveBlocks;
+  private int liveRuns;
+
+  private final int minGarbage;
+
+  /** {@code minGarbage}: dead blocks or retired runs below which no compaction is worth it. */
+  RunTable(int minGarbage) {
+    this.minGarbage = minGarbage;
+    publish();
+  }
+
+  static long spread(long key) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    return h ^ (h >>> 29);
+  }
+
+  /** Reader-side: the arrays to use for one walk; lock-free. */
+  View view() {
+    return view;
+  }
+
+  private void publish() {
+    view = new View(arena, table, runs, stride);
+  }
+
+  // ------------------------------------------------------------------------------ writer reads
+
+  int find(long key) {
+    return view.find(key);
+  }
+
+  long key(int b) {
+    return arena[2 * b];
+  }
+
+  int runOf(int b) {
+    return (int) arena[2 * b + 1];
+  }
+
+  private int rec(int r) {
+    return r * (1 + stride);
+  }
+
+  int start(int r) {
+    return (int) (runs[rec(r)] >>> 32);
+  }
+
+  int end(int r) {
+    return (int) runs[rec(r)];
+  }
+
+  int length(int r) {
+    long v = runs[rec(r)];
+    return (int) v - (int) (v >>> 32);
+  }
+
+  int blockTop() {
+    return blockTop;
+  }
+
+  int stride() {
+    return stride;
+  }
+
+  /** Holder word {@code w} of run {@code r} (0 past the stride). */
+  long word(int r, int w) {
+    return w < stride ? runs[rec(r) + 1 + w] : 0;
+  }
+
+  boolean holds(int r, int slot) {
+    return (word(r, slot >>> 6) & (1L << slot)) != 0;
+  }
+
+  boolean anyHolder(int r) {
+    for (int i = rec(r) + 1, end = i + stride; i < end; i++) {
+      if (runs[i] != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  boolean sameHolders(int r1, int r2) {
+    int a = rec(r1) + 1;
+    int b = rec(r2) + 1;
+    for (int w = 0; w < stride; w++) {
+      if (runs[a + w] != runs[b + w]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Blocks in runs with at least one holder. */
+  int liveBlocks() {
+    return liveBlocks;
+  }
+
+  /** Runs with at least one holder. */
+  int liveRuns() {
+    return liveRuns;
+  }
+
+  // ----------------------------------------------------------------------------- writer writes
+
+  /**
+   * Appends {@code key} (not yet known) at the arena's end: in run {@code extend} if that run ends
+   * where the block goes (the previous new block of the same prompt) and has no holders, else in a
+   * run of its own. Returns its position; the block has no holders.
+   */
+  int append(long key, int extend) {
+    if (2 * blockTop == arena.length) {
+      arena = Arrays.copyOf(arena, 2 * (blockTop + Math.max(MIN_BLOCKS, blockTop / 2)));
+      publish();
+    }
+    if ((blockTop + 1) * 2L > table.length) {
+      rehash(table.length * 2);
+    }
+    int b = blockTop++;
+    int r = extend >= 0 && end(extend) == b && !anyHolder(extend) ? extend : newRun(b, b);
+    LONGS.setRelease(arena, 2 * b + 1, (long) r);
+    LONGS.setRelease(arena, 2 * b, key);
+    setBounds(r, start(r), b + 1);
+    tablePut(key, b);
+    return b;
+  }
+
+  /**
+   * Makes {@code b} the first block of a run, splitting the run it is in; returns the run number
+   * given to the part that moved (the shorter one), or -1 if {@code b} already starts a run or is
+   * the arena's end. The moved part has the same holders.
+   */
+  int splitAt(int b) {
+    if (b >= blockTop || b <= 0) {
+      return -1;
+    }
+    int r = runOf(b);
+    int s = start(r);
+    if (s == b) {
+      return -1;
+    }
+    int e = end(r);
+    boolean moveLeft = b - s < e - b;
+    int from = moveLeft ? s : b;
+    int to = moveLeft ? b : e;
+    int fresh = newRun(from, to);
+    System.arraycopy(runs, rec(r) + 1, runs, rec(fresh) + 1, stride);
+    VarHandle.releaseFence();
+    for (int i = from; i < to; i++) {
+      LONGS.setRelease(arena, 2 * i + 1, (long) fresh);
+    }
+    setBounds(r, moveLeft ? b : s, moveLeft ? e : b);
+    if (anyHolder(r)) {
+      liveRuns++;
+    }
+    return fresh;
+  }
+
+  /**
+   * Merges run {@code right} into the run ending where it starts, {@code left} (the caller checked
+   * that their holders agree); the shorter one's blocks move, and its number, returned, is retired.
+   */
+  int merge(int left, int right) {
+    boolean keepLeft = length(left) >= length(right);
+    int keep = keepLeft ? left : right;
+    int gone = keepLeft ? right : left;
+    int from = start(left);
+    int to = end(right);
+    for (int i = start(gone), e = end(gone); i < e; i++) {
+      LONGS.setRelease(arena, 2 * i + 1, (long) keep);
+    }
+    setBounds(keep, from, to);
+    setBounds(gone, start(gone), start(gone));
+    if (anyHolder(keep)) {
+      liveRuns--;
+    }
+    // the retired run keeps its holder words: a reader that read its number a moment ago still
+    // gets the holders its blocks had
+    return gone;
+  }
+
+  /** Sets {@code slot}'s bit on run {@code r}; widens every run first if the slot needs it. */
+  void addHolder(int r, int slot) {
+    int w = slot >>> 6;
+    if (w >= stride) {
+      widen(w + 1);
+    }
+    if (!anyHolder(r)) {
+      liveBlocks += length(r);
+      liveRuns++;
+    }
+    int at = rec(r) + 1 + w;
+    LONGS.setRelease(runs, at, runs[at] | (1L << slot));
+  }
+
+  /** Clears {@code slot}'s bit on run {@code r}. */
+  void removeHolder(int r, int slot) {
+    int at = rec(r) + 1 + (slot >>> 6);
+    LONGS.setRelease(runs, at, runs[at] & ~(1L << slot));
+    if (!anyHolder(r)) {
+      liveBlocks -= length(r);
+      liveRuns--;
+    }
+  }
+
+  /** Whether dead blocks or retired runs are worth a {@link #compact}. */
+  boolean wantsCompaction() {
+    int deadBlocks = blockTop - liveBlocks;
+    int deadRuns = runTop - liveRuns;
+    return deadBlocks > Math.max(minGarbage, liveBlocks / 2)
+        || deadRuns > Math.max(minGarbage, liveRuns / 2);
+  }
+
+  /**
+   * Copies the live blocks (in arena order, so each run stays contiguous) and live runs into fresh
+   * arrays sized for them and publishes them. Returns the old run number -> new number map (-1 for a
+   * run that is gone).
+   */
+  int[] compact() {
+    int[] renumber = new int[runTop];
+    Arrays.fill(renumber, -1);
+    int blocks = Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 4);
+    int runCount = Math.max(MIN_RUNS, liveRuns + liveRuns / 4);
+    long[] a = new long[2 * blocks];
+    long[] rs = new long[runCount * (1 + stride)];
+    int nb = 0;
+    int nr = 0;
+    for (int b = 0; b < blockTop; ) {
+      int r = runOf(b);
+      int e = end(r);
+      if (anyHolder(r)) {
+        renumber[r] = nr;
+        int at = nr * (1 + stride);
+        System.arraycopy(runs, rec(r) + 1, rs, at + 1, stride);
+        rs[at] = ((long) nb << 32) | (nb + e - b);
+        for (int i = b; i < e; i++) {
+          a[2 * nb] = arena[2 * i];
+          a[2 * nb++ + 1] = nr;
+        }
+        nr++;
+      }
+      b = e;
+    }
+    arena = a;
+    runs = rs;
+    blockTop = nb;
+    runTop = nr;
+    int t = MIN_BLOCKS * 2;
+    while (t < nb * 2L + 2) {
+      t <<= 1;
+    }
+    table = new long[t];
+    for (int b = 0; b < nb; b++) {
+      tablePut(arena[2 * b], b);
+    }
+    publish();
+    return renumber;
+  }
+
+  /** Bytes held by the arrays, from their actual lengths (headers not included). */
+  long arrayBytes() {
+    return 8L * (arena.length + table.length + runs.length);
+  }
+
+  // ---------------------------------------------------------------------------------- private
+
+  private void setBounds(int r, int start, int end) {
+    LONGS.setRelease(runs, rec(r), ((long) start << 32) | end);
+  }
+
+  private int newRun(int start, int end) {
+    if (rec(runTop + 1) > runs.length) {
+      int n = runTop + Math.max(MIN_RUNS, runTop / 2);
+      runs = Arrays.copyOf(runs, n * (1 + stride));
+      publish();
+    }
+    int r = runTop++;
+    runs[rec(r)] = ((long) start << 32) | end;
+    return r;
+  }
+
+  private void widen(int newStride) {
+    int capacity = runs.length / (1 + stride);
+    long[] rs = new long[capacity * (1 + newStride)];
+    for (int r = 0; r < runTop; r++) {
+      System.arraycopy(runs, r * (1 + stride), rs, r * (1 + newStride), 1 + stride);
+    }
+    runs = rs;
+    stride = newStride;
+    publish();
+  }
+
+  private void tablePut(long key, int b) {
+    long h = spread(key);
+    int mask = table.length - 1;
+    int i = (int) h & mask;
+    while (table[i] != 0) {
+      i = (i + 1) & mask;
+    }
+    LONGS.setRelease(table, i, (h & 0xFFFF_FFFF_0000_0000L) | (b + 1L));
+  }
+
+  private void rehash(int length) {
+    long[] old = table;
+    table = new long[length];
+    int mask = length - 1;
+    for (long e : old) {
+      if (e != 0) {
+        long h = spread(arena[2 * ((int) e - 1)]);
+        int i = (int) h & mask;
+        while (table[i] != 0) {
+          i = (i + 1) & mask;
+        }
+        table[i] = e;
+      }
+    }
+    publish();
+  }
+}

@@ -1,0 +1,212 @@
+package io.github.kvroute.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** The reader-visible arena of runs: appends, cuts, merges, widening and compaction. */
+class RunTableTest {
+  private final RunTable table = new RunTable(RunTable.MIN_GARBAGE);
+
+  /** Appends {@code keys} as one new prompt stretch; returns the first block's position. */
+  private int appendRun(long... keys) {
+    int first = -1;
+    int prev = -1;
+    for (long k : keys) {
+      int b = table.append(k, prev >= 0 ? table.runOf(prev) : -1);
+      first = first < 0 ? b : first;
+      prev = b;
+    }
+    return first;
+  }
+
+  @Test
+  void aNegativeCompactionFloorIsRejected() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new PrefixIndex(PrefixIndex.MIN_BUDGET_BYTES, 1, 1, -1))
+        .withMessage("minGarbage: -1 (expected: >= 0)");
+  }
+
+  @Test
+  void aPromptsNewBlocksFormOneRun_foundByKey() {
+    int b = appendRun(11, 12, 13);
+
+    assertThat(table.find(11)).isEqualTo(b);
+    assertThat(table.find(13)).isEqualTo(b + 2);
+    assertThat(table.find(14)).isNegative();
+    int r = table.runOf(b);
+    assertThat(table.runOf(b + 2)).isEqualTo(r);
+    assertThat(table.start(r)).isEqualTo(b);
+    assertThat(table.end(r)).isEqualTo(b + 3);
+    assertThat(table.anyHolder(r)).as("appended blocks have no holders yet").isFalse();
+    assertThat(table.liveBlocks()).isZero();
+  }
+
+  @Test
+  void theKeyZeroIsAKeyLikeAnyOther() {
+    int b = appendRun(0, 1);
+
+    assertThat(table.find(0)).isEqualTo(b);
+    assertThat(table.find(1)).isEqualTo(b + 1);
+    table.addHolder(table.runOf(b), 3);
+    RunTable.View v = table.view();
+    assertThat(v.word(v.record(b), 0)).isEqualTo(1L << 3);
+  }
+
+  @Test
+  void splittingMovesTheShorterPart_withTheSameHolders() {
+    int b = appendRun(1, 2, 3, 4, 5, 6, 7, 8);
+    int r = table.runOf(b);
+    table.addHolder(r, 5);
+
+    int fresh = table.splitAt(b + 2);
+
+    assertThat(fresh).isNotEqualTo(r);
+    assertThat(table.runOf(b)).as("the two-block left part moved").isEqualTo(fresh);
+    assertThat(table.runOf(b + 2)).isEqualTo(r);
+    assertThat(table.start(r)).isEqualTo(b + 2);
+    assertThat(table.end(fresh)).isEqualTo(b + 2);
+    assertThat(table.holds(fresh, 5)).isTrue();
+    assertThat(table.splitAt(b + 2)).as("already a boundary").isNegative();
+    assertThat(table.liveRuns()).isEqualTo(2);
+    assertThat(table.liveBlocks()).isEqualTo(8);
+  }
+
+  @Test
+  void mergingJoinsNeighboursAndRetiresTheShorter() {
+    int b = appendRun(1, 2, 3, 4, 5);
+    int r = table.runOf(b);
+    table.addHolder(r, 0);
+    table.splitAt(b + 1);
+    int left = table.runOf(b);
+    int right = table.runOf(b + 1);
+
+    int gone = table.merge(left, right);
+
+    assertThat(gone).isEqualTo(left);
+    assertThat(table.runOf(b)).isEqualTo(right);
+    assertThat(table.start(right)).isEqualTo(b);
+    assertThat(table.end(right)).isEqualTo(b + 5);
+    assertThat(table.length(gone)).isZero();
+    assertThat(table.liveRuns()).isEqualTo(1);
+  }
+
+  @Test
+  void holdersBeyondTheFirstWordWidenEveryRun() {
+    int a = appendRun(1, 2);
+    table.addHolder(table.runOf(a), 3);
+    int b = appendRun(9);
+
+    table.addHolder(table.runOf(b), 130);
+
+    assertThat(table.stride()).isEqualTo(3);
+    assertThat(table.word(table.runOf(b), 2)).isEqualTo(1L << (130 - 128));
+    assertThat(table.word(table.runOf(b), 0)).isZero();
+    assertThat(table.word(table.runOf(b), 7)).as("past the stride").isZero();
+    assertThat(table.holds(table.runOf(a), 3)).as("kept across the widening").isTrue();
+  }
+
+  @Test
+  void aViewTakenBeforeTheArraysGrewStillAnswersFromItsOwn() {
+    int b = appendRun(42);
+    table.addHolder(table.runOf(b), 0);
+    RunTable.View before = table.view();
+
+    for (long k = 1_000; k < 3_000; k++) {
+      appendRun(k);
+    }
+
+    assertThat(table.view()).isNotSameAs(before);
+    assertThat(before.word(before.record(before.find(42)), 0)).isEqualTo(1L);
+    assertThat(before.find(2_999)).as("added after the view was taken").isNegative();
+  }
+
+  @Test
+  void compactionKeepsTheLiveRunsInOrder_andDropsTheDead() {
+    int live = appendRun(1, 2, 3);
+    table.addHolder(table.runOf(live), 0);
+    for (long k = 100; k < 1_100; k++) {
+      appendRun(k);
+    }
+    int tail = appendRun(7, 8);
+    table.addHolder(table.runOf(tail), 1);
+    assertThat(table.wantsCompaction()).isTrue();
+
+    int[] renumber = table.compact();
+
+    assertThat(table.blockTop()).isEqualTo(5);
+    assertThat(table.find(100)).as("a dead block is gone").isNegative();
+    int b = table.find(1);
+    int r = table.runOf(b);
+    assertThat(renumber[table.runOf(b)]).isGreaterThanOrEqualTo(0);
+    assertThat(table.end(r) - table.start(r)).isEqualTo(3);
+    assertThat(table.find(3)).isEqualTo(b + 2);
+    assertThat(table.holds(table.runOf(table.find(8)), 1)).isTrue();
+    assertThat(table.wantsCompaction()).isFalse();
+  }
+
+  @Test
+  void readersAlwaysSeePinnedBlocksWhileTheWriterChurns() throws Exception {
+    long[] pinned = new long[64];
+    for (int i = 0; i < pinned.length; i++) {
+      pinned[i] = 0x5EED_0000_0000L + i * 7919L;
+    }
+    int first = appendRun(pinned);
+    table.addHolder(table.runOf(first), 2);
+    table.addHolder(table.runOf(first), 66);
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      Future<?> writer = pool.submit(() -> {
+        for (long k = 1; k < 200_000; k++) {
+          int b = appendRun(k * 0x9E3779B97F4A7C15L, k * 0x9E3779B97F4A7C15L + 1);
+          table.addHolder(table.runOf(b), (int) (k % 70));
+          // cut the pinned run somewhere and merge it back, as holders coming and going would
+          int at = first + 1 + (int) (k % 62);
+          int fresh = table.splitAt(at);
+          if (fresh >= 0) {
+            table.merge(table.runOf(at - 1), table.runOf(at));
+          }
+          if (k % 3 == 0) {
+            table.removeHolder(table.runOf(b), (int) (k % 70));
+          }
+        }
+        stop.set(true);
+      });
+      Runnable reader = () -> {
+        while (!stop.get()) {
+          RunTable.View v = table.view();
+          for (int i = 0; i < pinned.length; i++) {
+            int b = v.find(pinned[i]);
+            int rec = b < 0 ? -1 : v.record(b);
+            for (int retry = 0; rec < 0 && b >= 0 && retry < 3; retry++) {
+              // a run newer than these arrays: the walk looks the block up in the current ones
+              v = table.view();
+              b = v.find(pinned[i]);
+              rec = b < 0 ? -1 : v.record(b);
+            }
+            if (rec < 0 || v.word(rec, 0) != 1L << 2 || v.word(rec, 1) != 1L << 2) {
+              throw new AssertionError("pinned block " + i + " misread at " + b);
+            }
+          }
+        }
+      };
+      Future<?> r1 = pool.submit(reader);
+      Future<?> r2 = pool.submit(reader);
+
+      writer.get(120, TimeUnit.SECONDS);
+      r1.get(120, TimeUnit.SECONDS);
+      r2.get(120, TimeUnit.SECONDS);
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+    }
+    assertThat(table.runOf(first + 63)).isEqualTo(table.runOf(first));
+  }
+}
