@@ -85,12 +85,38 @@ import java.util.concurrent.locks.ReentrantLock;
  * allocation's free list each name the lock or monitor that guards them).
  */
 final class PrefixIndex {
+  /**
+   * Bytes per (slot, run) entry: its 24 bytes of entry arrays with a half in growth and removal
+   * slack (36), and two to four 4-byte map positions (16).
+   */
   static final int ENTRY_BYTES = 52;
-  static final int BLOCK_BYTES = 48;
+  /**
+   * Bytes per live block: with dead blocks up to a quarter of the live ones, the arena's 16 bytes
+   * per position with a quarter in growth slack ({@code 16 x 1.25 x 1.25 = 25}), and up to four
+   * 8-byte key-table positions per arena position ({@code 32 x 1.25 = 40}).
+   */
+  static final int BLOCK_BYTES = 65;
+  /** Bytes of the fixed part not derived from the arrays: object and array headers. */
+  static final int HEADER_BYTES = 2_048;
+  /** Bytes per slot of the slot free list (a boxed slot and a deque cell). */
+  static final int FREE_SLOT_BYTES = 32;
 
-  /** Bytes per live block when the table holds {@code stride} holder words per position. */
-  static int blockBytes(int stride) {
-    return BLOCK_BYTES * (1 + stride) / 2;
+  /**
+   * Bytes per live run when the table holds {@code stride} holder words per run: its record of
+   * {@code 1 + stride} longs, with retired runs up to a quarter of the live ones and a quarter in
+   * growth slack ({@code 8 x 1.25 x 1.25 = 12.5} per word).
+   */
+  static int runBytes(int stride) {
+    return 13 * (1 + stride);
+  }
+
+  /**
+   * The accounting's fixed part at {@code stride} holder words: the arrays' minimum lengths, the
+   * {@code minGarbage} dead blocks and retired runs left uncompacted, and the headers.
+   */
+  static long fixedBytes(int stride, int minGarbage) {
+    return 52L * minGarbage + 2_080 + (1L + stride) * (10L * minGarbage + 128) + 528
+        + HEADER_BYTES;
   }
   static final long MIN_BUDGET_BYTES = 64 * 1024;
   /** Most hint commands one submitter applies per call. */
@@ -124,7 +150,7 @@ final class PrefixIndex {
 
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
-  private volatile int publishedStride = 1;
+  private volatile long publishedBytes;
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
     this(budgetBytes, defaultCapacityBlocks, bufferLimit, RunTable.MIN_GARBAGE);
@@ -146,6 +172,7 @@ final class PrefixIndex {
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
     this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot, minGarbage);
     this.table = store.table();
+    publish();
   }
 
   private void freeSlot(int slot) {
@@ -348,7 +375,7 @@ final class PrefixIndex {
   private void publish() {
     publishedEntries = store.entries();
     publishedBlocks = store.blocks();
-    publishedStride = store.stride();
+    publishedBytes = store.accountedBytes();
   }
 
   /** Hint commands waiting in the buffer. */
@@ -381,8 +408,9 @@ final class PrefixIndex {
     return publishedBlocks;
   }
 
+  /** The accounting the budget is enforced against (as of the last applied write). */
   long estimatedBytes() {
-    return IndexStore.bytesFor(publishedEntries, publishedBlocks, publishedStride);
+    return publishedBytes;
   }
 
   long budgetBytes() {
@@ -408,6 +436,20 @@ final class PrefixIndex {
     try {
       drainLocked();
       return store.footprintBytes();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * The part of the accounting taken from actual lengths (per-slot arrays, slot free list, command
+   * scratch), after applying buffered commands.
+   */
+  long slotArrayBytes() {
+    writeLock.lock();
+    try {
+      drainLocked();
+      return store.slotArrayBytes();
     } finally {
       writeLock.unlock();
     }

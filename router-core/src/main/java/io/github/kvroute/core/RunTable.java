@@ -233,7 +233,7 @@ final class RunTable {
    */
   int append(long key, int extend) {
     if (2 * blockTop == arena.length) {
-      arena = Arrays.copyOf(arena, 2 * (blockTop + Math.max(MIN_BLOCKS, blockTop / 2)));
+      arena = Arrays.copyOf(arena, 2 * (blockTop + Math.max(MIN_BLOCKS, blockTop / 4)));
       publish();
     }
     if ((blockTop + 1) * 2L > table.length) {
@@ -330,8 +330,8 @@ final class RunTable {
   boolean wantsCompaction() {
     int deadBlocks = blockTop - liveBlocks;
     int deadRuns = runTop - liveRuns;
-    return deadBlocks > Math.max(minGarbage, liveBlocks / 2)
-        || deadRuns > Math.max(minGarbage, liveRuns / 2);
+    return deadBlocks > Math.max(minGarbage, liveBlocks / 4)
+        || deadRuns > Math.max(minGarbage, liveRuns / 4);
   }
 
   /**
@@ -380,6 +380,11 @@ final class RunTable {
     return renumber;
   }
 
+  /** Dead blocks or retired runs below which no compaction is done. */
+  int minGarbage() {
+    return minGarbage;
+  }
+
   /** Bytes held by the arrays, from their actual lengths (headers not included). */
   long arrayBytes() {
     return 8L * (arena.length + table.length + runs.length);
@@ -393,7 +398,7 @@ final class RunTable {
 
   private int newRun(int start, int end) {
     if (rec(runTop + 1) > runs.length) {
-      int n = runTop + Math.max(MIN_RUNS, runTop / 2);
+      int n = runTop + Math.max(MIN_RUNS, runTop / 4);
       runs = Arrays.copyOf(runs, n * (1 + stride));
       publish();
     }
