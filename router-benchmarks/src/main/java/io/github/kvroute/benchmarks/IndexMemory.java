@@ -13,8 +13,12 @@ import java.util.SplittableRandom;
  * shared first block per family), keeping no prompt alive. Prints one line; not a JMH benchmark (it
  * measures bytes, not time).
  *
+ * <p>With {@code BUDGET_MIB}, the index has that budget instead of one nothing reaches: the line
+ * then says how many of the {@code ENTRIES} offered the budget holds, its accounting
+ * ({@code estimatedBytes}) and the heap it really retains.
+ *
  * <pre>java -XX:+UseSerialGC -Xmx6g -cp router-benchmarks/target/benchmarks.jar \
- *     io.github.kvroute.benchmarks.IndexMemory ENTRIES [REPLICAS]</pre>
+ *     io.github.kvroute.benchmarks.IndexMemory ENTRIES [REPLICAS [BUDGET_MIB]]</pre>
  */
 public final class IndexMemory {
   private IndexMemory() {}
@@ -22,18 +26,23 @@ public final class IndexMemory {
   public static void main(String[] args) {
     long entries = Long.parseLong(args[0].replace("_", ""));
     int replicas = args.length > 1 ? Integer.parseInt(args[1]) : 256;
+    long budget = args.length > 2 ? Long.parseLong(args[2]) << 20 : 64L << 30;
     long before = settledHeap();
-    PrefixIndexProbe index = new PrefixIndexProbe(64L << 30, replicas);
+    PrefixIndexProbe index = new PrefixIndexProbe(budget, replicas);
     load(index, entries, replicas);
     long held = index.entries();
     long blocks = index.blocks();
     long arrays = index.footprintBytes();
+    long estimated = index.estimatedBytes();
     long after = settledHeap();
     long retained = after - before;
     System.out.printf(Locale.ROOT,
         "entries=%d blocks=%d replicas=%d retainedBytes=%d bytesPerEntry=%.1f arrayBytes=%d "
-            + "arrayBytesPerEntry=%.1f%n",
-        held, blocks, replicas, retained, (double) retained / held, arrays, (double) arrays / held);
+            + "arrayBytesPerEntry=%.1f estimatedBytes=%d%s%n",
+        held, blocks, replicas, retained, (double) retained / held, arrays, (double) arrays / held,
+        estimated, args.length > 2 ? String.format(Locale.ROOT,
+            " budgetBytes=%d offered=%d retainedOfBudget=%.2f", budget, entries,
+            (double) retained / budget) : "");
     // keeps the index reachable until after the measurement
     if (index.entries() != held) {
       throw new AssertionError("the index changed while measured");
