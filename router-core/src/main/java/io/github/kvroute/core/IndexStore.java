@@ -16,7 +16,11 @@ import java.util.function.IntConsumer;
  * time, deepest first: exactly what touching or removing its blocks one at a time would do,
  * including the ticks each block gets, which budget eviction picks, and where a capacity or budget
  * cut falls. Budget eviction takes as many blocks at once from the slot with the oldest tail as are
- * older than every other slot's tail, so it is one cut, not one per block.
+ * older than every other slot's tail and as the accounting's excess calls for at most (each block
+ * frees at most a block, a run and an entry), so it is one cut, not one per block, and never more
+ * than is needed. Every command ends by {@link #settle settling}: eviction until the accounting is
+ * within the budget, then compaction of garbage and sparse arrays, which is what keeps the arrays
+ * within the accounting between commands.
  *
  * <p>Not thread-safe: guarded by {@link PrefixIndex}'s write lock, under which every command is
  * applied. Only {@link #slotEntriesNow} is read by other threads, through release-stored counts, and

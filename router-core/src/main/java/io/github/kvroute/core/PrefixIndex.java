@@ -67,15 +67,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * 1/2/3: 0.30/0.30/1.00 without trimming, 0.56/1.00/1.00 with; docs/cost-model.md,
  * "Externalities").
  *
- * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}
- * per (slot, block) entry and per live block ({@code BLOCK_BYTES} for fleets of up to 64 replicas,
- * scaled with the holder words per run beyond). The estimate is deliberately the one of the
- * per-block layout this index replaced: the run layout needs far less for prompt-shaped contents
- * (about 10 bytes per entry with 64-block prompts on 4 of 256 replicas), but as much in its worst
- * case (every block a run of its own), and the estimate must bound that case too
- * ({@link #footprintBytes}). Before an entry is added, the globally least recent entries (the oldest
- * tails over all slots) are evicted until the addition fits, so the estimate never exceeds the
- * budget.
+ * <p><b>Budget.</b> The budget is enforced against an accounting of the arrays:
+ * {@code live blocks x BLOCK_BYTES + live runs x runBytes(stride) + (slot, run) entries x
+ * ENTRY_BYTES + fixedBytes}, plus the per-slot arrays at their actual lengths. Each constant is the
+ * most its arrays hold per unit between commands, growth slack and uncompacted garbage included
+ * (see each), so the accounting is an upper bound of the arrays' bytes whatever the contents, one
+ * run per block included ({@code IndexFootprintTest}); prompt-shaped contents use a half to two
+ * thirds of it. Before an addition, the globally least recent entries (the oldest tails over all
+ * slots) are evicted until it fits; a command that cuts shared runs (a retouch or removal of part
+ * of one) evicts the same way when done, so the accounting never exceeds the budget between
+ * commands. Within a command the arrays can exceed it by that command's own new keys.
  *
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
@@ -423,13 +424,9 @@ final class PrefixIndex {
 
   /**
    * Bytes the index's arrays hold now (after applying buffered commands), computed from their
-   * actual lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed
-   * overhead (the per-slot arrays and the minimum tables): the estimate the budget enforces counts
-   * {@value #ENTRY_BYTES} bytes per entry and {@value #BLOCK_BYTES} per block, while the arrays hold
-   * per block its arena slot and two to four key-table slots, per run its record, and per (slot,
-   * run) its entry and two to four map slots, each with up to half again in growth slack and in
-   * garbage between compactions. Prompt-shaped contents need a fraction of the estimate; the worst
-   * case, one run per block, about 1.2 x ({@code IndexFootprintTest}).
+   * actual lengths (headers not included): at most {@link #estimatedBytes}, which is at most the
+   * budget. Prompt-shaped contents use a half to two thirds of the accounting; one run per block
+   * about four fifths.
    */
   long footprintBytes() {
     writeLock.lock();

@@ -30,8 +30,14 @@ import java.util.Arrays;
  * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
  * (dead), a run split off or merged away keeps its number, retired. A key therefore names the same
  * arena position for as long as a reader's arrays live, and a compaction ({@link #compact}, when dead
- * blocks or retired runs outnumber the live ones) copies the live ones into fresh arrays, published
- * as a new {@link View}; a reader finishes on whichever arrays it started with.
+ * blocks or retired runs exceed a quarter of the live ones and the minimum garbage) copies the live
+ * ones into fresh arrays, published as a new {@link View}; a reader finishes on whichever arrays it
+ * started with.
+ *
+ * <p><b>Slack.</b> The arena and the run records grow by a quarter, the key table doubles when half
+ * full, and compaction leaves a quarter of room: with garbage at most a quarter of the live blocks
+ * and runs, that bounds the arrays per live block and per live run between the index's commands
+ * ({@link PrefixIndex#BLOCK_BYTES}, {@link PrefixIndex#runBytes}).
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
