@@ -15,10 +15,11 @@ import java.util.SplittableRandom;
  *
  * <p>With {@code BUDGET_MIB}, the index has that budget instead of one nothing reaches: the line
  * then says how many of the {@code ENTRIES} offered the budget holds, its accounting
- * ({@code estimatedBytes}) and the heap it really retains.
+ * ({@code estimatedBytes}) and the heap it really retains. {@code singles} loads the worst case
+ * for runs instead: unrelated single-block prompts, each on one replica and every third on a second.
  *
  * <pre>java -XX:+UseSerialGC -Xmx6g -cp router-benchmarks/target/benchmarks.jar \
- *     io.github.kvroute.benchmarks.IndexMemory ENTRIES [REPLICAS [BUDGET_MIB]]</pre>
+ *     io.github.kvroute.benchmarks.IndexMemory ENTRIES [REPLICAS [BUDGET_MIB [singles]]]</pre>
  */
 public final class IndexMemory {
   private IndexMemory() {}
@@ -29,7 +30,11 @@ public final class IndexMemory {
     long budget = args.length > 2 ? Long.parseLong(args[2]) << 20 : 64L << 30;
     long before = settledHeap();
     PrefixIndexProbe index = new PrefixIndexProbe(budget, replicas);
-    load(index, entries, replicas);
+    if (args.length > 3 && args[3].equals("singles")) {
+      loadSingles(index, entries, replicas);
+    } else {
+      load(index, entries, replicas);
+    }
     long held = index.entries();
     long blocks = index.blocks();
     long arrays = index.footprintBytes();
@@ -66,6 +71,24 @@ public final class IndexMemory {
       }
       if (p % 1024 == 0) {
         index.flush();
+      }
+    }
+    index.flush();
+  }
+
+  /** Unrelated one-block prompts, so that every block is a run of its own. */
+  static void loadSingles(PrefixIndexProbe index, long entries, int replicas) {
+    CacheNamespace ns = CacheNamespace.of("m");
+    SplittableRandom rnd = new SplittableRandom(3);
+    int[] tokens = new int[16];
+    for (long p = 0; p * 4 < entries * 3; p++) {
+      for (int i = 0; i < tokens.length; i++) {
+        tokens[i] = rnd.nextInt();
+      }
+      PromptKey prompt = PromptKey.ofTokens(tokens, ns);
+      index.stored(rnd.nextInt(replicas), prompt);
+      if (p % 3 == 0) {
+        index.stored(rnd.nextInt(replicas), prompt);
       }
     }
     index.flush();
