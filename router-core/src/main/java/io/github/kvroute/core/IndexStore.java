@@ -15,10 +15,10 @@ import java.util.function.IntConsumer;
  * by side, so a prompt's new blocks form one run), then works on arena-consecutive groups a run at a
  * time, deepest first: exactly what touching or removing its blocks one at a time would do,
  * including the ticks each block gets, which budget eviction picks, and where a capacity or budget
- * cut falls. Budget eviction takes as many blocks at once from the slot with the oldest tail as are
- * older than every other slot's tail and as the accounting's excess calls for at most (each block
- * frees at most a block, a run and an entry), so it is one cut, not one per block, and never more
- * than is needed. Every command ends by {@link #settle settling}: eviction until the accounting is
+ * cut falls. Budget eviction takes at once, from the slot with the oldest tail, its blocks older
+ * than every other slot's tail, but no more than the fewest that could cover the accounting's excess
+ * (each block frees at most a block, a run and an entry, bar runs that the eviction lets merge): one
+ * cut, not one per block, and more than needed only by what such merges free. Every command ends by {@link #settle settling}: eviction until the accounting is
  * within the budget, then compaction of garbage and sparse arrays, which is what keeps the arrays
  * within the accounting between commands.
  *
@@ -219,8 +219,9 @@ final class IndexStore {
         countSlot(slot, residency.addRange(slot, from, to, first));
         return;
       }
-      // each evicted (slot, block) frees at most a block, a run and an entry: evicting fewer never
-      // overshoots
+      // each evicted (slot, block) frees at most a block, a run and an entry (unless the eviction
+      // lets runs merge, which frees more): evicting no more than that at once keeps the excess
+      // eviction to what such merges free
       if (evictGlobalOldest((over + step - 1) / step)) {
         continue;
       }
