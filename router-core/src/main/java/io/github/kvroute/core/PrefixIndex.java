@@ -76,7 +76,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * thirds of it. Before an addition, the globally least recent entries (the oldest tails over all
  * slots) are evicted until it fits; a command that cuts shared runs (a retouch or removal of part
  * of one) evicts the same way when done, so the accounting never exceeds the budget between
- * commands. Within a command the arrays can exceed it by that command's own new keys.
+ * commands. Within a command the arrays can exceed it by that command's own new keys and by the
+ * garbage its evictions leave until it settles.
  *
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
