@@ -15,8 +15,12 @@ import java.util.function.IntConsumer;
  * by side, so a prompt's new blocks form one run), then works on arena-consecutive groups a run at a
  * time, deepest first: exactly what touching or removing its blocks one at a time would do,
  * including the ticks each block gets, which budget eviction picks, and where a capacity or budget
- * cut falls. Budget eviction takes as many blocks at once from the slot with the oldest tail as are
- * older than every other slot's tail, so it is one cut, not one per block.
+ * cut falls. Budget eviction takes at once, from the slot with the oldest tail, its blocks older
+ * than every other slot's tail, but no more than the fewest that could cover the accounting's excess
+ * (each block frees at most a block, a run and an entry, bar runs that the eviction lets merge): one
+ * cut, not one per block, and more than needed only by what such merges free. Every command ends by {@link #settle settling}: eviction until the accounting is
+ * within the budget, then compaction of garbage and sparse arrays, which is what keeps the arrays
+ * within the accounting between commands.
  *
  * <p>Not thread-safe: guarded by {@link PrefixIndex}'s write lock, under which every command is
  * applied. Only {@link #slotEntriesNow} is read by other threads, through release-stored counts, and
@@ -50,9 +54,36 @@ final class IndexStore {
     this.freeSlot = freeSlot;
   }
 
-  /** The estimate of live memory; {@code stride} is the holder words per run. */
-  static long bytesFor(long entries, long blocks, int stride) {
-    return entries * PrefixIndex.ENTRY_BYTES + blocks * PrefixIndex.blockBytes(stride);
+  /**
+   * The accounting the budget is enforced against, were the holder words per run {@code stride}: per
+   * live block, live run and (slot, run) entry the most their arrays can hold between commands,
+   * growth slack and uncompacted garbage included, plus the fixed part and the per-slot arrays at
+   * their actual lengths (see {@link PrefixIndex}, "Budget").
+   */
+  private long accounted(int stride) {
+    return (long) PrefixIndex.BLOCK_BYTES * table.liveBlocks()
+        + (long) PrefixIndex.runBytes(stride) * table.liveRuns()
+        + (long) PrefixIndex.ENTRY_BYTES * runEntries.size()
+        + PrefixIndex.fixedBytes(stride, table.minGarbage()) + slotArrayBytes();
+  }
+
+  /** The accounting now: an upper bound of the bytes the index retains (between commands). */
+  long accountedBytes() {
+    return accounted(table.stride());
+  }
+
+  /**
+   * The per-slot arrays and the slot free list from their actual lengths, and the command scratch
+   * at the most it keeps between commands (a larger one is a command's transient, as its keys are).
+   */
+  long slotArrayBytes() {
+    return (1L + 4 + 8 + 1 + 4 + PrefixIndex.FREE_SLOT_BYTES) * known.length
+        + 4L * slotCounts.length() + runEntries.slotArrayBytes() + 4L * KeyGroups.KEPT;
+  }
+
+  /** Most the accounting falls per (slot, block) evicted: its block, its run and its entry. */
+  private static long evictionBytes(int stride) {
+    return PrefixIndex.BLOCK_BYTES + PrefixIndex.runBytes(stride) + PrefixIndex.ENTRY_BYTES;
   }
 
   /** The reader-visible arrays. */
@@ -73,12 +104,12 @@ final class IndexStore {
   }
 
   /**
-   * Bytes the store's arrays hold now, from their actual lengths: the run table, the run entries and
-   * the per-slot arrays.
+   * Bytes the store's arrays hold now, from their actual lengths: the run table, the run entries,
+   * the per-slot arrays and the command scratch (headers not included).
    */
   long footprintBytes() {
     return table.arrayBytes() + runEntries.arrayBytes() + 4L * slotCounts.length()
-        + (1L + 4 + 8 + 1 + 4) * known.length;
+        + (1L + 4 + 8 + 1 + 4) * known.length + groups.scratchBytes();
   }
 
   int slotEntries(int slot) {
@@ -158,6 +189,8 @@ final class IndexStore {
       long first = tick + length;
       if (table.holds(r, slot)) {
         residency.retouch(r, slot, first);
+        // cutting the run out may have cost a run and an entry per other holder
+        makeRoom(table.stride());
       } else {
         addWithinBudget(slot, from, cur, first);
       }
@@ -169,34 +202,87 @@ final class IndexStore {
 
   /**
    * Adds {@code slot} to the blocks {@code [from, cur]} (which it does not hold), its first block at
-   * tick {@code first}, evicting the globally least recent blocks until the budget has room. An
-   * eviction may cut those blocks into several runs, so they are counted again after each.
+   * tick {@code first}, evicting the globally least recent blocks until the accounting has room for
+   * the addition: an entry per run, and per run no slot held yet its record and its blocks. An
+   * eviction may cut or merge those blocks' runs, so they are cut and counted again after each.
    */
   private void addWithinBudget(int slot, int from, int cur, long first) {
     int stride = Math.max(table.stride(), (slot >>> 6) + 1);
-    long entryBytes = PrefixIndex.ENTRY_BYTES;
-    long blockBytes = PrefixIndex.blockBytes(stride);
-    int length = cur + 1 - from;
+    int to = cur + 1;
+    long step = evictionBytes(stride);
     while (true) {
-      long newBlocks = residency.deadBlocks(from, cur + 1);
-      long over = bytesFor(entries + length, table.liveBlocks() + newBlocks, stride) - budgetBytes;
+      // cut first, so that what the cuts cost is in the accounting and the runs lie in the range
+      residency.cut(to);
+      residency.cut(from);
+      long over = accounted(stride) + additionBytes(from, to, stride) - budgetBytes;
       if (over <= 0) {
-        countSlot(slot, residency.addRange(slot, from, cur + 1, first));
+        countSlot(slot, residency.addRange(slot, from, to, first));
         return;
       }
-      // each evicted entry frees at most an entry and a block: evicting fewer never overshoots
-      long need = (over + entryBytes + blockBytes - 1) / (entryBytes + blockBytes);
-      if (evictGlobalOldest(need)) {
+      // each evicted (slot, block) frees at most a block, a run and an entry (unless the eviction
+      // lets runs merge, which frees more): evicting no more than that at once keeps the excess
+      // eviction to what such merges free
+      if (evictGlobalOldest((over + step - 1) / step)) {
         continue;
       }
-      // the index is empty and still the blocks do not fit: the shallowest of them do
-      long fits = (budgetBytes - bytesFor(entries, table.liveBlocks(), stride))
-          / (entryBytes + blockBytes);
-      if (fits > 0) {
-        countSlot(slot, residency.addRange(slot, from, from + (int) fits, first));
+      // the index is empty and still the blocks do not fit: the shallowest of them that do
+      long room = budgetBytes - accounted(stride);
+      long fits = Math.min(to - from, (room - PrefixIndex.ENTRY_BYTES
+          - PrefixIndex.runBytes(stride)) / PrefixIndex.BLOCK_BYTES);
+      while (fits > 0) {
+        residency.cut(from + (int) fits);
+        long cost = additionBytes(from, from + (int) fits, stride);
+        if (cost <= room) {
+          countSlot(slot, residency.addRange(slot, from, from + (int) fits, first));
+          return;
+        }
+        fits -= Math.max(1, (cost - room + PrefixIndex.BLOCK_BYTES - 1) / PrefixIndex.BLOCK_BYTES);
       }
       return;
     }
+  }
+
+  /**
+   * What adding a slot to the runs in {@code [from, to)} (run boundaries at both ends) adds to the
+   * accounting: an entry per run, and a run record and its blocks for each run nobody holds yet.
+   */
+  private long additionBytes(int from, int to, int stride) {
+    long bytes = 0;
+    for (int b = from; b < to; ) {
+      int r = table.runOf(b);
+      int e = Math.min(table.end(r), to);
+      bytes += PrefixIndex.ENTRY_BYTES;
+      if (!table.anyHolder(r)) {
+        bytes += PrefixIndex.runBytes(stride) + (long) PrefixIndex.BLOCK_BYTES * (e - b);
+      }
+      b = e;
+    }
+    return bytes;
+  }
+
+  /**
+   * Evicts the globally least recent blocks until the accounting, at {@code stride} holder words,
+   * is within the budget (or nothing is left to evict).
+   */
+  private void makeRoom(int stride) {
+    long step = evictionBytes(stride);
+    while (true) {
+      long over = accounted(stride) - budgetBytes;
+      if (over <= 0 || !evictGlobalOldest((over + step - 1) / step)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Ends a command: brings the accounting back within the budget (cuts and trims cost runs and
+   * entries too), then compacts what garbage and sparse arrays call for, so that between commands
+   * the arrays are within the accounting.
+   */
+  private void settle() {
+    makeRoom(table.stride());
+    residency.maintain();
+    groups.trim();
   }
 
   /**
@@ -256,6 +342,8 @@ final class IndexStore {
         cur = from - 1;
       }
       residency.mergeWithin(low, high);
+      // cutting a removed part out of a shared run costs a run and an entry per other holder
+      makeRoom(table.stride());
       i = j - 1;
     }
     residency.maintain();
@@ -279,7 +367,13 @@ final class IndexStore {
       this.gen = gen;
     }
 
-    abstract void apply(IndexStore ix);
+    /** Applies the command, then settles the store (the budget, garbage and sparse arrays). */
+    final void apply(IndexStore ix) {
+      run(ix);
+      ix.settle();
+    }
+
+    abstract void run(IndexStore ix);
 
     /** Prompt blocks the command walks: its share of a submitter's bounded drain. */
     int blocks() {
@@ -317,7 +411,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       if (!ix.accept(slot, gen)) {
         return;
       }
@@ -353,7 +447,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       if (!ix.accept(slot, gen) || insert.count == 0 || (onlySpeculative && !insert.speculative)) {
         return;
       }
@@ -382,7 +476,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       if (!ix.accept(slot, gen)) {
         return;
       }
@@ -403,7 +497,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       if (!ix.accept(slot, gen)) {
         return;
       }
@@ -418,7 +512,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       if (ix.accept(slot, gen)) {
         ix.exact[slot] = true;
         ix.clearSlot(slot);
@@ -435,7 +529,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       if (!ix.accept(slot, gen)) {
         return;
       }
@@ -452,7 +546,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       ix.ensureSlot(slot);
       ix.clearSlot(slot);
       ix.generation[slot] = gen;
@@ -466,7 +560,7 @@ final class IndexStore {
     }
 
     @Override
-    void apply(IndexStore ix) {
+    void run(IndexStore ix) {
       ix.ensureSlot(slot);
       ix.clearSlot(slot);
       ix.generation[slot] = -1;

@@ -16,6 +16,21 @@ final class KeyGroups {
     this.table = table;
   }
 
+  /** Largest scratch kept between commands; a larger one is dropped by {@link #trim}. */
+  static final int KEPT = 1_024;
+
+  /** Drops a scratch array grown past {@link #KEPT} by a large command, so it is not retained. */
+  void trim() {
+    if (at.length > KEPT) {
+      at = new int[64];
+    }
+  }
+
+  /** Bytes of the scratch array, from its actual length. */
+  long scratchBytes() {
+    return 4L * at.length;
+  }
+
   /** The arena position of key {@code i} of the last {@link #resolve}, -1 if unknown. */
   int at(int i) {
     return at[i];

@@ -67,15 +67,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * 1/2/3: 0.30/0.30/1.00 without trimming, 0.56/1.00/1.00 with; docs/cost-model.md,
  * "Externalities").
  *
- * <p><b>Budget.</b> Live memory is estimated as {@code entries x ENTRY_BYTES + blocks x BLOCK_BYTES}
- * per (slot, block) entry and per live block ({@code BLOCK_BYTES} for fleets of up to 64 replicas,
- * scaled with the holder words per run beyond). The estimate is deliberately the one of the
- * per-block layout this index replaced: the run layout needs far less for prompt-shaped contents
- * (about 10 bytes per entry with 64-block prompts on 4 of 256 replicas), but as much in its worst
- * case (every block a run of its own), and the estimate must bound that case too
- * ({@link #footprintBytes}). Before an entry is added, the globally least recent entries (the oldest
- * tails over all slots) are evicted until the addition fits, so the estimate never exceeds the
- * budget.
+ * <p><b>Budget.</b> The budget is enforced against an accounting of the arrays:
+ * {@code live blocks x BLOCK_BYTES + live runs x runBytes(stride) + (slot, run) entries x
+ * ENTRY_BYTES + fixedBytes}, plus the per-slot arrays at their actual lengths. Each constant is the
+ * most its arrays hold per unit between commands, growth slack and uncompacted garbage included
+ * (see each), so the accounting is an upper bound of the arrays' bytes whatever the contents, one
+ * run per block included ({@code IndexFootprintTest}); prompt-shaped contents use a half to two
+ * thirds of it. Before an addition, the globally least recent entries (the oldest tails over all
+ * slots) are evicted until it fits; a command that cuts shared runs (a retouch or removal of part
+ * of one) evicts the same way when done, so the accounting never exceeds the budget between
+ * commands. Within a command the arrays can exceed it by that command's own new keys and by the
+ * garbage its evictions leave until it settles.
  *
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
@@ -85,12 +87,38 @@ import java.util.concurrent.locks.ReentrantLock;
  * allocation's free list each name the lock or monitor that guards them).
  */
 final class PrefixIndex {
+  /**
+   * Bytes per (slot, run) entry: its 24 bytes of entry arrays with a half in growth and removal
+   * slack (36), and two to four 4-byte map positions (16).
+   */
   static final int ENTRY_BYTES = 52;
-  static final int BLOCK_BYTES = 48;
+  /**
+   * Bytes per live block: with dead blocks up to a quarter of the live ones, the arena's 16 bytes
+   * per position with a quarter in growth slack ({@code 16 x 1.25 x 1.25 = 25}), and up to four
+   * 8-byte key-table positions per arena position ({@code 32 x 1.25 = 40}).
+   */
+  static final int BLOCK_BYTES = 65;
+  /** Bytes of the fixed part not derived from the arrays: object and array headers. */
+  static final int HEADER_BYTES = 2_048;
+  /** Bytes per slot of the slot free list (a boxed slot and a deque cell). */
+  static final int FREE_SLOT_BYTES = 32;
 
-  /** Bytes per live block when the table holds {@code stride} holder words per position. */
-  static int blockBytes(int stride) {
-    return BLOCK_BYTES * (1 + stride) / 2;
+  /**
+   * Bytes per live run when the table holds {@code stride} holder words per run: its record of
+   * {@code 1 + stride} longs, with retired runs up to a quarter of the live ones and a quarter in
+   * growth slack ({@code 8 x 1.25 x 1.25 = 12.5} per word).
+   */
+  static int runBytes(int stride) {
+    return 13 * (1 + stride);
+  }
+
+  /**
+   * The accounting's fixed part at {@code stride} holder words: the arrays' minimum lengths, the
+   * {@code minGarbage} dead blocks and retired runs left uncompacted, and the headers.
+   */
+  static long fixedBytes(int stride, int minGarbage) {
+    return 52L * minGarbage + 2_080 + (1L + stride) * (10L * minGarbage + 128) + 528
+        + HEADER_BYTES;
   }
   static final long MIN_BUDGET_BYTES = 64 * 1024;
   /** Most hint commands one submitter applies per call. */
@@ -124,7 +152,7 @@ final class PrefixIndex {
 
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
-  private volatile int publishedStride = 1;
+  private volatile long publishedBytes;
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
     this(budgetBytes, defaultCapacityBlocks, bufferLimit, RunTable.MIN_GARBAGE);
@@ -146,6 +174,7 @@ final class PrefixIndex {
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
     this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot, minGarbage);
     this.table = store.table();
+    publish();
   }
 
   private void freeSlot(int slot) {
@@ -348,7 +377,7 @@ final class PrefixIndex {
   private void publish() {
     publishedEntries = store.entries();
     publishedBlocks = store.blocks();
-    publishedStride = store.stride();
+    publishedBytes = store.accountedBytes();
   }
 
   /** Hint commands waiting in the buffer. */
@@ -381,8 +410,9 @@ final class PrefixIndex {
     return publishedBlocks;
   }
 
+  /** The accounting the budget is enforced against (as of the last applied write). */
   long estimatedBytes() {
-    return IndexStore.bytesFor(publishedEntries, publishedBlocks, publishedStride);
+    return publishedBytes;
   }
 
   long budgetBytes() {
@@ -395,19 +425,29 @@ final class PrefixIndex {
 
   /**
    * Bytes the index's arrays hold now (after applying buffered commands), computed from their
-   * actual lengths: what the budget bounds. It stays within {@code 2 x budget} plus a fixed
-   * overhead (the per-slot arrays and the minimum tables): the estimate the budget enforces counts
-   * {@value #ENTRY_BYTES} bytes per entry and {@value #BLOCK_BYTES} per block, while the arrays hold
-   * per block its arena slot and two to four key-table slots, per run its record, and per (slot,
-   * run) its entry and two to four map slots, each with up to half again in growth slack and in
-   * garbage between compactions. Prompt-shaped contents need a fraction of the estimate; the worst
-   * case, one run per block, about 1.2 x ({@code IndexFootprintTest}).
+   * actual lengths (headers not included): at most {@link #estimatedBytes}, which is at most the
+   * budget. Prompt-shaped contents use a half to two thirds of the accounting; one run per block
+   * about four fifths.
    */
   long footprintBytes() {
     writeLock.lock();
     try {
       drainLocked();
       return store.footprintBytes();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * The part of the accounting taken from actual lengths (per-slot arrays, slot free list, command
+   * scratch), after applying buffered commands.
+   */
+  long slotArrayBytes() {
+    writeLock.lock();
+    try {
+      drainLocked();
+      return store.slotArrayBytes();
     } finally {
       writeLock.unlock();
     }

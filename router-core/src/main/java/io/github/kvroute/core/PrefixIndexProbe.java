@@ -88,6 +88,15 @@ public final class PrefixIndexProbe {
     return index.blockCount();
   }
 
+  /**
+   * {@return the bytes the index's budget is enforced against (its accounting), after applying
+   *     buffered writes}
+   */
+  public long estimatedBytes() {
+    index.flush();
+    return index.estimatedBytes();
+  }
+
   /** {@return bytes the index's arrays hold, from their actual lengths (headers not included)} */
   public long footprintBytes() {
     return index.footprintBytes();

@@ -24,7 +24,8 @@ import java.util.Map;
  *     later attempt of the same request was routed (exactly one attempt is authoritative)
  * @param indexEntries (replica, block) entries in the prefix index
  * @param indexBlocks distinct blocks in the prefix index
- * @param indexBytes estimated bytes held by the prefix index
+ * @param indexBytes the prefix index's memory accounting, which its budget bounds: an upper
+ *     bound of the heap its arrays retain
  * @param indexBudgetBytes the prefix index's hard budget
  * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
  * @param pluginFailures exceptions contained from host plugins
@@ -68,7 +69,8 @@ public record RouterStats(
    *     authoritative)
    * @param indexEntries (replica, block) entries in the prefix index
    * @param indexBlocks distinct blocks in the prefix index
-   * @param indexBytes estimated bytes held by the prefix index
+   * @param indexBytes the prefix index's memory accounting, which its budget bounds: an upper
+   *     bound of the heap its arrays retain
    * @param indexBudgetBytes the prefix index's hard budget
    * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
    * @param pluginFailures exceptions contained from host plugins

@@ -16,8 +16,11 @@ import java.util.Arrays;
  * numbers (linear probing, deletion by backward shift, so no tombstones), which is how a run's
  * split or merge finds each holder's entry.
  *
- * <p>Memory is per (slot, run), not per (slot, block): about {@code 24 + 2 x 4 x 2} bytes for a
- * run of any length.
+ * <p>Memory is per (slot, run), not per (slot, block): 24 bytes of entry arrays and two to four
+ * 4-byte map positions for a run of any length. The arrays grow by a quarter, the map doubles at
+ * half full, and {@link #shrinkIfSparse} rebuilds both when removals left them over
+ * {@code 1.5 x} and {@code 4 x} the live entries: between commands they hold at most
+ * {@code 36 + 16 = 52} bytes per entry plus a fixed {@code 528}.
  *
  * <p>Not thread-safe: owned by the prefix index's single writer; readers never look at it.
  */
@@ -158,14 +161,17 @@ final class RunEntries {
   }
 
   /**
-   * Returns the arrays to a size that fits {@code size} when they are more than four times that, so
-   * the memory follows the live entries down (entry numbers change: only between commands).
+   * Rebuilds the arrays for {@code size} entries when they hold more than {@code 1.5 x size + 16}
+   * entries or the map more than {@code max(32, 4 x size + 4)} positions, so the memory follows the
+   * live entries down and stays within {@link PrefixIndex#ENTRY_BYTES} per entry (entry numbers
+   * change: only between commands).
    */
   void shrinkIfSparse() {
-    if (run.length <= MIN_ENTRIES || size * 4L >= run.length) {
+    if (run.length <= size + size / 2 + MIN_ENTRIES
+        && table.length <= Math.max(2 * MIN_ENTRIES, 4L * size + 4)) {
       return;
     }
-    int n = Math.max(MIN_ENTRIES, size * 2);
+    int n = size + size / 4 + MIN_ENTRIES;
     int[] r = new int[n];
     int[] sl = new int[n];
     long[] t = new long[n];
@@ -199,7 +205,7 @@ final class RunEntries {
     allocated = count;
     free = NIL;
     int length = MIN_ENTRIES * 2;
-    while (length < n * 2L) {
+    while (length < 2L * count + 2) {
       length <<= 1;
     }
     table = new int[length];
@@ -211,6 +217,11 @@ final class RunEntries {
   /** Bytes held by the arrays, from their actual lengths (headers not included). */
   long arrayBytes() {
     return run.length * (4L + 4 + 8 + 4 + 4) + 4L * table.length + 8L * head.length;
+  }
+
+  /** Bytes of the per-slot list heads and tails, from their actual lengths. */
+  long slotArrayBytes() {
+    return 8L * head.length;
   }
 
   // ---------------------------------------------------------------------------------- private
@@ -227,7 +238,7 @@ final class RunEntries {
       free = next[e];
     } else {
       if (allocated == run.length) {
-        int n = run.length + run.length / 2;
+        int n = run.length + Math.max(MIN_ENTRIES, run.length / 4);
         run = Arrays.copyOf(run, n);
         slot = Arrays.copyOf(slot, n);
         tick = Arrays.copyOf(tick, n);

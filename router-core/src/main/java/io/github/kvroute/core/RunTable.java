@@ -30,8 +30,14 @@ import java.util.Arrays;
  * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
  * (dead), a run split off or merged away keeps its number, retired. A key therefore names the same
  * arena position for as long as a reader's arrays live, and a compaction ({@link #compact}, when dead
- * blocks or retired runs outnumber the live ones) copies the live ones into fresh arrays, published
- * as a new {@link View}; a reader finishes on whichever arrays it started with.
+ * blocks or retired runs exceed a quarter of the live ones and the minimum garbage) copies the live
+ * ones into fresh arrays, published as a new {@link View}; a reader finishes on whichever arrays it
+ * started with.
+ *
+ * <p><b>Slack.</b> The arena and the run records grow by a quarter, the key table doubles when half
+ * full, and compaction leaves a quarter of room: with garbage at most a quarter of the live blocks
+ * and runs, that bounds the arrays per live block and per live run between the index's commands
+ * ({@link PrefixIndex#BLOCK_BYTES}, {@link PrefixIndex#runBytes}).
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
@@ -233,7 +239,7 @@ final class RunTable {
    */
   int append(long key, int extend) {
     if (2 * blockTop == arena.length) {
-      arena = Arrays.copyOf(arena, 2 * (blockTop + Math.max(MIN_BLOCKS, blockTop / 2)));
+      arena = Arrays.copyOf(arena, 2 * (blockTop + Math.max(MIN_BLOCKS, blockTop / 4)));
       publish();
     }
     if ((blockTop + 1) * 2L > table.length) {
@@ -330,8 +336,8 @@ final class RunTable {
   boolean wantsCompaction() {
     int deadBlocks = blockTop - liveBlocks;
     int deadRuns = runTop - liveRuns;
-    return deadBlocks > Math.max(minGarbage, liveBlocks / 2)
-        || deadRuns > Math.max(minGarbage, liveRuns / 2);
+    return deadBlocks > Math.max(minGarbage, liveBlocks / 4)
+        || deadRuns > Math.max(minGarbage, liveRuns / 4);
   }
 
   /**
@@ -380,6 +386,11 @@ final class RunTable {
     return renumber;
   }
 
+  /** Dead blocks or retired runs below which no compaction is done. */
+  int minGarbage() {
+    return minGarbage;
+  }
+
   /** Bytes held by the arrays, from their actual lengths (headers not included). */
   long arrayBytes() {
     return 8L * (arena.length + table.length + runs.length);
@@ -393,7 +404,7 @@ final class RunTable {
 
   private int newRun(int start, int end) {
     if (rec(runTop + 1) > runs.length) {
-      int n = runTop + Math.max(MIN_RUNS, runTop / 2);
+      int n = runTop + Math.max(MIN_RUNS, runTop / 4);
       runs = Arrays.copyOf(runs, n * (1 + stride));
       publish();
     }

@@ -202,11 +202,9 @@ class PrefixIndexTest {
 
   @Test
   void storedBlocksAreTouchedLastFirst_soOverBudgetTheDeepestGoesFirst() {
-    IndexHarness small = new IndexHarness(PrefixIndex.MIN_BUDGET_BYTES, 1_000);
-    int fits = (int) (PrefixIndex.MIN_BUDGET_BYTES
-        / (PrefixIndex.ENTRY_BYTES + PrefixIndex.BLOCK_BYTES));
+    IndexHarness small = new IndexHarness(PrefixIndex.MIN_BUDGET_BYTES, 10_000);
     int[] t = small.index.allocateSlot();
-    int[] tokens = new int[fits + 1];
+    int[] tokens = new int[2_000];
     for (int i = 0; i < tokens.length; i++) {
       tokens[i] = i;
     }
@@ -214,9 +212,13 @@ class PrefixIndexTest {
 
     small.index.kvStored(t[0], t[1], longer.blockHashes());
 
-    assertThat(small.index.estimatedBytes()).isLessThanOrEqualTo(PrefixIndex.MIN_BUDGET_BYTES);
-    assertThat(small.index.entryCount()).isEqualTo(fits);
-    assertThat(small.match(longer, t[0])).as("only the deepest block was evicted").isEqualTo(fits);
+    long fits = small.index.entryCount();
+    assertThat(fits).isBetween(1L, 1_999L);
+    assertThat(small.index.estimatedBytes()).isLessThanOrEqualTo(PrefixIndex.MIN_BUDGET_BYTES)
+        .as("one block more would not fit")
+        .isGreaterThan(PrefixIndex.MIN_BUDGET_BYTES - PrefixIndex.BLOCK_BYTES);
+    assertThat(small.match(longer, t[0])).as("only the deepest blocks were evicted")
+        .isEqualTo((int) fits);
   }
 
   // -------------------------------------------------------------------------------- rollback
@@ -302,26 +304,45 @@ class PrefixIndexTest {
   @Test
   void aFleetPastSixtyFourReplicasPaysForTheWiderHolderWords() {
     int[][] s = h.allocate(70);
+    long before = ix.estimatedBytes() - ix.slotArrayBytes();
 
     ix.kvStored(s[69][0], s[69][1], keys(ABCD, 0, 1, 2, 3));
 
-    assertThat(PrefixIndex.blockBytes(2)).isEqualTo(PrefixIndex.BLOCK_BYTES * 3 / 2);
-    assertThat(ix.estimatedBytes())
-        .isEqualTo(4L * PrefixIndex.ENTRY_BYTES + 4L * PrefixIndex.blockBytes(2));
+    assertThat(PrefixIndex.runBytes(2)).isEqualTo(PrefixIndex.runBytes(1) * 3 / 2);
+    // one run of 4 blocks, one entry, and every run record (the fixed part's too) a word wider
+    assertThat(ix.estimatedBytes() - ix.slotArrayBytes() - before).isEqualTo(4L * PrefixIndex.BLOCK_BYTES
+        + PrefixIndex.runBytes(2) + PrefixIndex.ENTRY_BYTES
+        + PrefixIndex.fixedBytes(2, RunTable.MIN_GARBAGE)
+        - PrefixIndex.fixedBytes(1, RunTable.MIN_GARBAGE));
     assertThat(h.match(ABCD, s[69][0], s[0][0])).containsExactly(4, 0);
   }
 
   @Test
-  void memoryIsEntriesTimesEntryBytesPlusBlocksTimesBlockBytes() {
+  void memoryIsCountedPerBlockPerRunAndPerReplicaAndRun_notPerReplicaAndBlock() {
     int[][] s = h.allocate(2);
+    long before = ix.estimatedBytes() - ix.slotArrayBytes();
 
     ix.kvStored(s[0][0], s[0][1], keys(ABCD, 0, 1, 2, 3));
     ix.kvStored(s[1][0], s[1][1], keys(ABCD, 0, 1));
 
     assertThat(ix.entryCount()).isEqualTo(6);
     assertThat(ix.blockCount()).isEqualTo(4);
-    assertThat(ix.estimatedBytes())
-        .isEqualTo(6L * PrefixIndex.ENTRY_BYTES + 4L * PrefixIndex.BLOCK_BYTES);
+    // two runs (blocks 0-1 on both, 2-3 on the first), three (replica, run) entries
+    assertThat(ix.estimatedBytes() - ix.slotArrayBytes() - before).isEqualTo(4L * PrefixIndex.BLOCK_BYTES
+        + 2L * PrefixIndex.runBytes(1) + 3L * PrefixIndex.ENTRY_BYTES);
+  }
+
+  @Test
+  void theAccountingBoundsTheArrays_andStartsAtItsFixedPart() {
+    long empty = ix.estimatedBytes();
+    assertThat(empty).isGreaterThanOrEqualTo(PrefixIndex.fixedBytes(1, RunTable.MIN_GARBAGE));
+    assertThat(ix.footprintBytes()).isLessThanOrEqualTo(empty);
+    int[][] s = h.allocate(3);
+    for (int i = 0; i < 50; i++) {
+      ix.kvStored(s[i % 3][0], s[i % 3][1], keys(ABCD, 0, 1, 2, 3));
+      ix.kvStored(s[i % 3][0], s[i % 3][1], new long[] {1_000L + i, 2_000L + i});
+      assertThat(ix.footprintBytes()).isLessThanOrEqualTo(ix.estimatedBytes());
+    }
   }
 
   @Test
@@ -329,8 +350,6 @@ class PrefixIndexTest {
     IndexHarness small = new IndexHarness(PrefixIndex.MIN_BUDGET_BYTES, 10_000);
     PrefixIndex six = small.index;
     int[][] s = small.allocate(2);
-    int perPair = PrefixIndex.ENTRY_BYTES + PrefixIndex.BLOCK_BYTES;
-    int fits = (int) (PrefixIndex.MIN_BUDGET_BYTES / perPair);
     int[] a = new int[400];
     int[] b = new int[400];
     for (int i = 0; i < 400; i++) {
@@ -343,13 +362,14 @@ class PrefixIndexTest {
     six.insertRouted(s[0][0], s[0][1], older, 0);
     six.insertRouted(s[1][0], s[1][1], newer, 0);
 
-    int evicted = 800 - fits;
+    long evicted = 800 - six.entryCount();
     assertThat(evicted).isPositive();
-    assertThat(six.estimatedBytes()).isLessThanOrEqualTo(six.budgetBytes());
-    assertThat(six.entryCount()).isEqualTo(fits);
+    assertThat(six.estimatedBytes()).isLessThanOrEqualTo(six.budgetBytes())
+        .as("no more was evicted than needed")
+        .isGreaterThan(six.budgetBytes() - PrefixIndex.BLOCK_BYTES);
     assertThat(small.match(newer, s[1][0])).as("the most recent insert is whole").isEqualTo(400);
     assertThat(small.match(older, s[0][0])).as("the older one lost its deepest blocks")
-        .isEqualTo(400 - evicted);
+        .isEqualTo(400 - (int) evicted);
   }
 
   @Test
@@ -361,12 +381,17 @@ class PrefixIndexTest {
       t[i] = i;
     }
     PromptKey p = blocks(t);
+    long before = small.index.estimatedBytes() - small.index.slotArrayBytes();
 
     small.index.insertRouted(s[0][0], s[0][1], p, 0);
+    long one = small.index.estimatedBytes() - small.index.slotArrayBytes();
     small.index.insertRouted(s[1][0], s[1][1], p, 0);
 
-    // 400 x (52 + 48) + 400 x 52 = 60,800 bytes: within 64 KiB, nothing evicted
-    assertThat(small.index.estimatedBytes()).isEqualTo(400L * 100 + 400L * 52);
+    // one run of 400 blocks: its blocks and record once, then an entry per holder
+    assertThat(one - before).isEqualTo(400L * PrefixIndex.BLOCK_BYTES + PrefixIndex.runBytes(1)
+        + PrefixIndex.ENTRY_BYTES);
+    assertThat(small.index.estimatedBytes() - small.index.slotArrayBytes() - one)
+        .isEqualTo(PrefixIndex.ENTRY_BYTES);
     assertThat(small.match(p, s[0][0], s[1][0])).containsExactly(400, 400);
   }
 
