@@ -165,6 +165,15 @@ public interface CandidateView {
   double cacheHitReliability();
 
   /**
+   * {@return whether the router's index for this replica follows the replica's KV events (exact
+   * mode), so that {@link #matchedBlocks()} counts what any client placed there; false when it knows
+   * only what this router sent (approximate mode, and by default)}
+   */
+  default boolean cacheFromEvents() {
+    return false;
+  }
+
+  /**
    * {@return a builder of immutable views, for tests and for hosts unit-testing their own policies}
    */
   static Builder newBuilder() {
@@ -180,7 +189,7 @@ public interface CandidateView {
       CALIBRATED_QUEUE_MILLIS, ESTIMATED_OUTSTANDING_TOKENS, MATCHED, CACHE, PREFILL,
       ADAPTER_LOAD_MILLIS, KV_TRANSFER_MILLIS, KV_UTILIZATION, FREE_KV_TOKENS,
       UNSEEN_ARRIVALS_PER_SECOND, ARRIVALS_PER_SECOND, MEAN_REQUEST_COST_MILLIS,
-      CACHE_HIT_RELIABILITY, RECENT_TTFT_MILLIS
+      CACHE_HIT_RELIABILITY, RECENT_TTFT_MILLIS, CACHE_FROM_EVENTS
     }
 
     private long set;
@@ -213,6 +222,7 @@ public interface CandidateView {
     double meanRequestCostMillis;
     double cacheHitReliability = 1.0;
     OptionalDouble recentTtftMillis = OptionalDouble.empty();
+    boolean cacheFromEvents;
 
     Builder() {}
 
@@ -528,6 +538,18 @@ public interface CandidateView {
     public Builder recentTtftMillis(double v) {
       set = Checks.once(set, Option.RECENT_TTFT_MILLIS);
       recentTtftMillis = OptionalDouble.of(Checks.nonNegativeFinite(v, "recentTtftMillis"));
+      return this;
+    }
+
+    /**
+     * Sets {@link CandidateView#cacheFromEvents()}; default false.
+     *
+     * @param v whether the replica's index follows its KV events
+     * @return this builder
+     */
+    public Builder cacheFromEvents(boolean v) {
+      set = Checks.once(set, Option.CACHE_FROM_EVENTS);
+      cacheFromEvents = v;
       return this;
     }
 

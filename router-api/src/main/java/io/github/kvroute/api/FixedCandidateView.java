@@ -33,6 +33,7 @@ final class FixedCandidateView implements CandidateView {
   private final double arrivalsPerSecond;
   private final double meanRequestCostMillis;
   private final double cacheHitReliability;
+  private final boolean cacheFromEvents;
   private final OptionalDouble recentTtftMillis;
 
   FixedCandidateView(CandidateView.Builder b, ReplicaSnapshot snapshot) {
@@ -65,6 +66,7 @@ final class FixedCandidateView implements CandidateView {
     arrivalsPerSecond = b.arrivalsPerSecond;
     meanRequestCostMillis = b.meanRequestCostMillis;
     cacheHitReliability = b.cacheHitReliability;
+    cacheFromEvents = b.cacheFromEvents;
     recentTtftMillis = b.recentTtftMillis;
   }
 
@@ -96,6 +98,7 @@ final class FixedCandidateView implements CandidateView {
   @Override public double arrivalsPerSecond() { return arrivalsPerSecond; }
   @Override public double meanRequestCostMillis() { return meanRequestCostMillis; }
   @Override public double cacheHitReliability() { return cacheHitReliability; }
+  @Override public boolean cacheFromEvents() { return cacheFromEvents; }
   @Override public OptionalDouble recentTtftMillis() { return recentTtftMillis; }
 
   @Override

@@ -19,6 +19,7 @@ class CandidateViewTest {
     CandidateView v = CandidateView.newBuilder().replicaId("r7").epoch(3).role(ReplicaRole.PREFILL).build();
 
     assertThat(v.cacheHitReliability()).isEqualTo(1.0);
+    assertThat(v.cacheFromEvents()).isFalse();
     assertThat(v.kvUtilization()).isEmpty();
     assertThat(v.freeKvTokens()).isEmpty();
     assertThat(v.telemetryStale()).isFalse();
@@ -56,7 +57,7 @@ class CandidateViewTest {
         .estimatedOutstandingTokens(1200)
         .matched(4, 64).prefill(15, 0.02).adapterLoadMillis(300).kvTransferMillis(12).kvUtilization(0.75)
         .freeKvTokens(4096).unseenArrivalsPerSecond(1.5).meanRequestCostMillis(210)
-        .cacheHitReliability(0.5).build();
+        .cacheHitReliability(0.5).cacheFromEvents(true).build();
 
     assertThat(v.replicaId()).isEqualTo("replica-x");
     assertThat(v.epoch()).isEqualTo(2);
@@ -81,6 +82,7 @@ class CandidateViewTest {
     assertThat(v.unseenArrivalsPerSecond()).isEqualTo(1.5);
     assertThat(v.meanRequestCostMillis()).isEqualTo(210);
     assertThat(v.cacheHitReliability()).isEqualTo(0.5);
+    assertThat(v.cacheFromEvents()).isTrue();
     assertThat(v.toString()).contains("replica-x");
   }
 

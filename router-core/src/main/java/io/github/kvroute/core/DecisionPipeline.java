@@ -308,6 +308,7 @@ final class DecisionPipeline {
     v.meanRequestCostMillis = meanWork.millis();
     v.freedKvTokensPerSecond = r.freedTokensPerSecond;
     v.cacheHitReliability = entry.calibration.reliability();
+    v.cacheFromEvents = entry.exact;
     v.recentTtftMillis = entry.recentTtftMillis;
   }
 

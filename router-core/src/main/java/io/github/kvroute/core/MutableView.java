@@ -50,6 +50,7 @@ final class MutableView implements CandidateView {
   double arrivalsPerSecond;
   double meanRequestCostMillis;
   double cacheHitReliability;
+  boolean cacheFromEvents;
   /** The entry's, shared: built once per report, never per decision. */
   OptionalDouble recentTtftMillis = OptionalDouble.empty();
   /** A half-open probe place reserved for this decision; given back unless the attempt uses it. */
@@ -196,6 +197,11 @@ final class MutableView implements CandidateView {
   @Override
   public double cacheHitReliability() {
     return cacheHitReliability;
+  }
+
+  @Override
+  public boolean cacheFromEvents() {
+    return cacheFromEvents;
   }
 
   @Override
