@@ -37,8 +37,9 @@ import java.util.function.ToDoubleFunction;
  * scorer (no constant) is weighted 1.
  *
  * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt goes to its
- * prefix's home when home costs at most twice the best plus 10 ms, so that routers that do not share
- * their indexes keep one copy of a prefix, not one each. The home is the one {@link HomeBook} agrees
+ * prefix's home when home costs at most three times the best plus 10 ms, so that routers that do
+ * not share their indexes keep one copy of a prefix, not one each. The home is the one
+ * {@link HomeBook} agrees
  * on for the prefixes this router routed recently (rendezvous hashing with bounded loads,
  * {@link BoundedHomes}), else the plain {@link PrefixHome} one; it is priced as holding the deepest
  * copy of the prompt this router knows of, since its peers send the prefix there.
@@ -153,19 +154,20 @@ final class HybridCostPolicy implements RoutingPolicy {
       }
     }
     if (PrefixHome.applies(context.peerRouters())) {
-      return home(context, onlyFresh, queueing, bestMillis);
+      return home(context, onlyFresh, queueing, best, bestMillis);
     }
     return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
   }
 
   /**
-   * Several routers: the prefix's home ({@link HomeBook}, else its plain {@link PrefixHome} home) if
-   * it costs at most the limit once credited with the deepest copy this router knows of (the peers
-   * send the prefix home, so home holds what they made of it); else the highest-ranked candidate
-   * within the limit (the best is one).
+   * Several routers: {@code best} where an index that follows KV events shows the prompt held (it
+   * shows the peers' copies too); else the prefix's home ({@link HomeBook}, else its plain
+   * {@link PrefixHome} home) if it costs at most the limit once credited with the deepest copy this
+   * router knows of (the peers send the prefix home, so home holds what they made of it); else the
+   * highest-ranked candidate within the limit (the best is one).
    */
   private RoutingDecision home(RoutingContext context, boolean onlyFresh, double queueing,
-      double bestMillis) {
+      CandidateView best, double bestMillis) {
     Request request = context.request();
     long key = PrefixHome.key(request);
     double limit = PrefixHome.limitMillis(bestMillis);
@@ -186,6 +188,10 @@ final class HybridCostPolicy implements RoutingPolicy {
         home = c;
         homeRank = rank;
       }
+    }
+    if (deepest != null && deepest.cacheFromEvents() && deepest.matchedBlocks() > 0) {
+      // an index that follows KV events shows every client's copies: follow it, as a lone router does
+      return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
     }
     if (home != null) {
       double ms = rankingMillis(context, home, queueing);

@@ -64,7 +64,7 @@ class PrefixHomeTest {
   @Property(tries = 50)
   void threeRoutersThatEachMadeTheirOwnCopyConvergeOnOneReplica(
       @ForAll @IntRange(min = 1, max = 10_000) int seed) {
-    // a held copy costs 20 ms, a cold replica 20 + 56 = 76, over the limit of 2 x 20 + 10 = 50; but
+    // a held copy costs 20 ms, a cold replica 20 + 56 = 76, over the limit of 3 x 20 + 10 = 70; but
     // home is credited with the copy the router knows of (the peers send the prefix home), 20 ms,
     // so every router sends it home, whichever copy it made itself
     Request request = TestRequests.request(1_600, seed);
@@ -73,6 +73,24 @@ class PrefixHomeTest {
       chosen.add(route(request, ownCopyFleet(router), 2));
     }
     assertThat(chosen).hasSize(1);
+  }
+
+  @Property(tries = 30)
+  void anIndexThatFollowsKvEventsIsFollowed_andEarnsNoCredit(
+      @ForAll @IntRange(min = 1, max = 10_000) int seed) {
+    // the same own-copy fleets under KV events: each router's index shows every client's copies,
+    // so the one it shows is real and the cheapest; home is not credited with it
+    Request request = TestRequests.request(1_600, seed);
+    for (int router = 0; router < 3; router++) {
+      List<CandidateView> views = new ArrayList<>();
+      for (CandidateView v : ownCopyFleet(router)) {
+        views.add(CandidateView.newBuilder().replicaId(v.replicaId()).prefill(20, 0.035)
+            .matched(v.matchedBlocks(), v.matchedTokens()).cacheFromEvents(true).build());
+      }
+      assertThat(route(request, views, 2)).isEqualTo("replica-" + router);
+      CandidateView cold = views.get((router + 1) % 6);
+      assertThat(PrefixHome.peerCopyCreditMillis(request, cold, views.get(router), true, 2)).isZero();
+    }
   }
 
   @Test
@@ -110,7 +128,7 @@ class PrefixHomeTest {
       views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
           .estimatedQueueMillis(i == 0 ? 0 : 1_000).build());
     }
-    assertThat(route(request, views, 2)).as("only replica-0 is within 2 x 76 + 10 ms")
+    assertThat(route(request, views, 2)).as("only replica-0 is within 3 x 76 + 10 ms")
         .isEqualTo("replica-0");
 
     views.set(0, CandidateView.newBuilder().replicaId("replica-0").prefill(20, 0.035)
