@@ -420,7 +420,11 @@ final class IndexStore {
       tickStart = ix.tick + 1;
       // deepest first, so the root is the most recent and eviction trims leaves first; a prefix the
       // slot already holds moves to the head a run at a time
-      ix.touchAll(slot, prompt.blockHashes(), count);
+      long[] keys = ix.groups.keyScratch(count);
+      for (int i = 0; i < count; i++) {
+        keys[i] = prompt.blockHash(i); // not blockHashes(), a copy per routed prompt
+      }
+      ix.touchAll(slot, keys, count);
       // on an exact slot too: the engine makes room for the routed prefill by evicting its least
       // recently used blocks, and its removal events say so only once that prefill runs
       ix.enforceCapacity(slot);
@@ -451,7 +455,8 @@ final class IndexStore {
       if (!ix.accept(slot, gen) || insert.count == 0 || (onlySpeculative && !insert.speculative)) {
         return;
       }
-      long[] keys = new long[insert.count - Math.min(insert.matchedBlocks, insert.count)];
+      int most = insert.count - Math.min(insert.matchedBlocks, insert.count);
+      long[] keys = ix.groups.keyScratch(most);
       int n = 0;
       for (int i = insert.matchedBlocks; i < insert.count; i++) {
         long key = insert.prompt.blockHash(i);

@@ -11,6 +11,8 @@ final class KeyGroups {
   private final RunTable table;
   /** Arena positions of the keys a command walks (grown as needed). */
   private int[] at = new int[64];
+  /** Keys a command collects before resolving them (grown as needed). */
+  private long[] keys = new long[64];
 
   KeyGroups(RunTable table) {
     this.table = table;
@@ -24,11 +26,26 @@ final class KeyGroups {
     if (at.length > KEPT) {
       at = new int[64];
     }
+    if (keys.length > KEPT) {
+      keys = new long[64];
+    }
   }
 
-  /** Bytes of the scratch array, from its actual length. */
+  /** Bytes of the scratch arrays, from their actual lengths. */
   long scratchBytes() {
-    return 4L * at.length;
+    return 4L * at.length + 8L * keys.length;
+  }
+
+  /**
+   * A scratch array of at least {@code count} keys for a command to collect keys in before
+   * {@link #resolve} (a rollback's still-unchanged blocks), so that the command allocates nothing
+   * once the array has grown; valid until the next call.
+   */
+  long[] keyScratch(int count) {
+    if (keys.length < count) {
+      keys = new long[Math.max(count, keys.length * 2)];
+    }
+    return keys;
   }
 
   /** The arena position of key {@code i} of the last {@link #resolve}, -1 if unknown. */

@@ -1,0 +1,93 @@
+package io.github.kvroute.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import io.github.kvroute.api.CacheNamespace;
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.CostBreakdown;
+import io.github.kvroute.api.KvEvent;
+import io.github.kvroute.api.Outcome;
+import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.api.PromptKey;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.RoutingPolicy;
+import java.lang.management.ManagementFactory;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A decision's allocation does not grow with the prompt: routing an 8,192-token prompt (512 block
+ * keys, 4 KiB as an array) into an index that follows KV events, and completing it, allocates a small
+ * constant, not a copy of the prompt's keys (the index's routed insert once copied them).
+ */
+class RouteAllocationTest {
+  private static final String MODEL = "m";
+
+  @Test
+  void aLongPromptIsRoutedWithoutCopyingItsKeys() {
+    assumeThat(ManagementFactory.getThreadMXBean())
+        .isInstanceOf(com.sun.management.ThreadMXBean.class);
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assumeThat(threads.isThreadAllocatedMemorySupported()).isTrue();
+    threads.setThreadAllocatedMemoryEnabled(true);
+
+    Router router = Router.newBuilder().seed(1).policy(new RoutingPolicy() {
+      @Override
+      public String name() {
+        return "deepest";
+      }
+
+      @Override
+      public RoutingDecision route(RoutingContext context) {
+        CandidateView deepest = context.candidates().get(0);
+        for (CandidateView c : context.candidates()) {
+          if (c.matchedBlocks() > deepest.matchedBlocks()) {
+            deepest = c;
+          }
+        }
+        return RoutingDecision.routed(deepest, CostBreakdown.empty());
+      }
+    }).build();
+    CacheNamespace ns = CacheNamespace.of(MODEL);
+    SplittableRandom random = new SplittableRandom(3);
+    PromptKey[] prompts = new PromptKey[8];
+    for (int r = 0; r < 8; r++) {
+      router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("r" + r).model(MODEL)
+          .kvBlocks(1_000, 100_000).kvBlockSizeTokens(16).build());
+      int[] tokens = new int[8_192];
+      for (int i = 0; i < tokens.length; i++) {
+        tokens[i] = random.nextInt(100_000);
+      }
+      prompts[r] = PromptKey.ofTokens(tokens, ns);
+      router.onKvEvent(KvEvent.stored("r" + r, 0, prompts[r].blockHashes()));
+    }
+    Request[] requests = new Request[4_000];
+    Outcome[] outcomes = new Outcome[requests.length];
+    for (int i = 0; i < requests.length; i++) {
+      requests[i] = Request.newBuilder().id("q" + i).model(MODEL).prompt(prompts[i & 7])
+          .maxOutputTokens(16).build();
+    }
+    long thread = Thread.currentThread().getId();
+    long measured = 0;
+    for (int round = 0; round < 2; round++) { // the first round warms up
+      int from = round * 2_000;
+      long before = threads.getThreadAllocatedBytes(thread);
+      for (int i = from; i < from + 2_000; i++) {
+        RoutingDecision d = router.route(requests[i]);
+        if (d.isRouted()) {
+          outcomes[i] = Outcome.newBuilder().requestId(requests[i].id()).replicaId(d.replicaId())
+              .epoch(d.epoch()).status(OutcomeStatus.SUCCESS).build();
+          router.onOutcome(outcomes[i]);
+        }
+      }
+      measured = threads.getThreadAllocatedBytes(thread) - before;
+    }
+    // the decision, its lease and the outcome are a few hundred bytes; the keys would be 4 KiB more
+    assertThat(measured / 2_000).isLessThan(2_048);
+  }
+}
