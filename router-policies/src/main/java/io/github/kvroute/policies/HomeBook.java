@@ -93,6 +93,11 @@ final class HomeBook {
     return p.homes().home(key);
   }
 
+  /** Whether {@code key} was routed within the window (before this call notes it). */
+  boolean seen(long key) {
+    return recent.containsKey(key);
+  }
+
   /** Prefixes currently remembered (for tests: bounded by {@link #MAX_PREFIXES} after a placement). */
   int remembered() {
     return recent.size();

@@ -170,7 +170,7 @@ final class HybridCostPolicy implements RoutingPolicy {
       CandidateView best, double bestMillis) {
     Request request = context.request();
     long key = PrefixHome.key(request);
-    double limit = PrefixHome.limitMillis(bestMillis);
+    double limit = PrefixHome.limitMillis(bestMillis, book.seen(key));
     String booked = book.home(key, request.prompt().blockCount(), context.candidates(),
         context.nowNanos());
     CandidateView home = null;

@@ -110,6 +110,42 @@ class PrefixHomeTest {
   }
 
   @Test
+  void aPrefixRoutedBeforeMayWaitLongerAtHomeThanANewOne() {
+    assertThat(PrefixHome.limitMillis(20, false)).isEqualTo(2 * 20 + 10);
+    assertThat(PrefixHome.limitMillis(20, true)).isEqualTo(3 * 20 + 10);
+    Request request = TestRequests.request(1_600, 9);
+    // six cold replicas, 76 ms each, and home (whichever it is) 90 ms busier: over 2 x 76 + 10 = 162
+    // for a prefix routed the first time, within 3 x 76 + 10 = 238 once this router has routed it
+    HybridCostPolicy router =
+        new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE);
+    String home = route(router, request, List.copyOf(fleetWithBusy(null)), 2);
+    List<CandidateView> busyHome = fleetWithBusy(home);
+    HybridCostPolicy fresh = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE);
+    assertThat(route(fresh, request, busyHome, 2)).as("a new prefix leaves a busy home")
+        .isNotEqualTo(home);
+    assertThat(route(fresh, request, busyHome, 2)).as("a recurring one waits there")
+        .isEqualTo(home);
+  }
+
+  /** Six idle cold replicas; {@code busy} (if any) has 90 ms of queue more. */
+  private static List<CandidateView> fleetWithBusy(String busy) {
+    List<CandidateView> views = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String id = "replica-" + i;
+      views.add(CandidateView.newBuilder().replicaId(id).prefill(20, 0.035)
+          .estimatedQueueMillis(id.equals(busy) ? 90 : 0).build());
+    }
+    return views;
+  }
+
+  private static String route(HybridCostPolicy p, Request request, List<CandidateView> views,
+      double peers) {
+    RoutingContext context = FixedRoutingContext.withPeerRouters(
+        FixedRoutingContext.of(request, views, 1), peers);
+    return p.route(context).replicaId();
+  }
+
+  @Test
   void aLoneRouterTakesItsCheapestReplica() {
     // without peers: the least queue; with them, the home may be any replica within the slack
     Set<String> alone = new HashSet<>();
