@@ -37,12 +37,14 @@ import java.util.function.ToDoubleFunction;
  * scorer (no constant) is weighted 1.
  *
  * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt goes to its
- * prefix's home when home costs at most three times the best plus 10 ms, so that routers that do
- * not share their indexes keep one copy of a prefix, not one each. The home is the one
- * {@link HomeBook} agrees
- * on for the prefixes this router routed recently (rendezvous hashing with bounded loads,
- * {@link BoundedHomes}), else the plain {@link PrefixHome} one; it is priced as holding the deepest
- * copy of the prompt this router knows of, since its peers send the prefix there.
+ * prefix's home when home costs at most three times the best plus 10 ms (twice, for a prefix this
+ * router has not routed in the last minute), so that routers that do not share their indexes keep
+ * one copy of a prefix, not one each. Under KV events a prompt the index shows held goes where a
+ * lone router would send it: that index shows every client's copies. The home is the one
+ * {@link HomeBook} agrees on for the prefixes this router routed recently (rendezvous hashing with
+ * bounded loads, {@link BoundedHomes}), else the plain {@link PrefixHome} one; it is priced as
+ * holding the deepest copy of the prompt this router knows of, since its peers send the prefix
+ * there.
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
