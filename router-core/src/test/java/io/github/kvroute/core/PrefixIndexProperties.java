@@ -4,12 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.PromptKey;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -80,66 +75,6 @@ class PrefixIndexProperties {
 
   // --------------------------------------------------------------------------- the reference
 
-  /** What the index should believe: block key -> holder slots, plus each slot's recency. */
-  static final class Model {
-    final Map<Long, Set<Integer>> holders = new HashMap<>();
-    /** Per slot: held keys, least recent first, each with the operation that last touched it. */
-    final List<LinkedHashMap<Long, Object>> recency = new ArrayList<>();
-    final long[] capacity;
-    final boolean[] exact;
-    final int[] generation;
-
-    Model(int slots, long defaultCapacity) {
-      capacity = new long[slots];
-      exact = new boolean[slots];
-      generation = new int[slots];
-      for (int s = 0; s < slots; s++) {
-        recency.add(new LinkedHashMap<>());
-        capacity[s] = defaultCapacity;
-      }
-    }
-
-    void touch(int slot, long key, Object by) {
-      recency.get(slot).remove(key);
-      recency.get(slot).put(key, by);
-      holders.computeIfAbsent(key, k -> new HashSet<>()).add(slot);
-    }
-
-    void drop(int slot, long key) {
-      if (recency.get(slot).remove(key) != null) {
-        Set<Integer> h = holders.get(key);
-        h.remove(slot);
-        if (h.isEmpty()) {
-          holders.remove(key);
-        }
-      }
-    }
-
-    void clear(int slot) {
-      for (Long key : List.copyOf(recency.get(slot).keySet())) {
-        drop(slot, key);
-      }
-    }
-
-    void enforceCapacity(int slot) {
-      while (recency.get(slot).size() > capacity[slot]) {
-        drop(slot, recency.get(slot).keySet().iterator().next());
-      }
-    }
-
-    int match(PromptKey p, int slot) {
-      int i = 0;
-      while (i < p.blockCount() && holders.getOrDefault(p.blockHash(i), Set.of()).contains(slot)) {
-        i++;
-      }
-      return i;
-    }
-
-    long entries() {
-      return recency.stream().mapToLong(Map::size).sum();
-    }
-  }
-
   /** An insert as both sides saw it, for rolling back later. */
   record Made(IndexStore.Insert command, int slot, int generation, PromptKey prompt, int matched,
       int count, Object token, boolean accepted, boolean speculative) {}
@@ -162,7 +97,7 @@ class PrefixIndexProperties {
       oldGens.add(new ArrayList<>());
     }
     List<PromptKey> prompts = tokens.stream().map(IndexHarness::blocks).toList();
-    Model model = new Model(slots, defaultCapacity);
+    IndexReference model = new IndexReference(slots, defaultCapacity);
     List<Made> inserts = new ArrayList<>();
 
     for (Op op : ops) {
@@ -205,7 +140,8 @@ class PrefixIndexProperties {
     }
     List<PromptKey> prompts = tokens.stream().map(IndexHarness::blocks).toList();
     // writer A owns slots 0 and 1, writer B slots 2 and 3
-    Model[] models = {new Model(slots, defaultCapacity), new Model(slots, defaultCapacity)};
+    IndexReference[] models = {
+        new IndexReference(slots, defaultCapacity), new IndexReference(slots, defaultCapacity)};
     List<List<Op>> owned = List.of(ownedBy(opsA, 0), ownedBy(opsB, 2));
     java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
     java.util.concurrent.atomic.AtomicReference<String> badRead =
@@ -290,7 +226,7 @@ class PrefixIndexProperties {
     return out;
   }
 
-  private static void apply(Op op, PrefixIndex ix, Model model, int[] slotIds, int[] gen,
+  private static void apply(Op op, PrefixIndex ix, IndexReference model, int[] slotIds, int[] gen,
       List<List<Integer>> oldGens, List<PromptKey> prompts, List<Made> inserts) {
     if (op instanceof Insert o) {
       int s = o.slot();
@@ -383,7 +319,7 @@ class PrefixIndexProperties {
   }
 
   /** The model's rollback: what the insert added and nothing touched since goes. */
-  private static void undoUntouched(Model model, Made m) {
+  private static void undoUntouched(IndexReference model, Made m) {
     if (m.accepted() && model.generation[m.slot()] == m.generation()) {
       for (int i = m.matched(); i < m.count(); i++) {
         long key = m.prompt().blockHash(i);

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.PromptKey;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitraries;
@@ -110,61 +105,6 @@ class RunIndexModelProperties {
 
   // ------------------------------------------------------------------------------ the reference
 
-  /** Block key -> holder slots, and per slot its keys least recent first with who touched them. */
-  static final class Reference {
-    final Map<Long, Set<Integer>> holders = new HashMap<>();
-    final List<LinkedHashMap<Long, Object>> recency = new ArrayList<>();
-    final long[] capacity = new long[SLOTS];
-    final boolean[] exact = new boolean[SLOTS];
-    final int[] generation = new int[SLOTS];
-
-    Reference(long defaultCapacity) {
-      for (int s = 0; s < SLOTS; s++) {
-        recency.add(new LinkedHashMap<>());
-        capacity[s] = defaultCapacity;
-      }
-    }
-
-    void touch(int s, long key, Object by) {
-      recency.get(s).remove(key);
-      recency.get(s).put(key, by);
-      holders.computeIfAbsent(key, k -> new HashSet<>()).add(s);
-    }
-
-    void drop(int s, long key) {
-      if (recency.get(s).remove(key) != null) {
-        holders.get(key).remove(s);
-        if (holders.get(key).isEmpty()) {
-          holders.remove(key);
-        }
-      }
-    }
-
-    void clear(int s) {
-      for (long key : List.copyOf(recency.get(s).keySet())) {
-        drop(s, key);
-      }
-    }
-
-    void trim(int s) {
-      while (recency.get(s).size() > capacity[s]) {
-        drop(s, recency.get(s).keySet().iterator().next());
-      }
-    }
-
-    int match(PromptKey p, int s) {
-      int i = 0;
-      while (i < p.blockCount() && holders.getOrDefault(p.blockHash(i), Set.of()).contains(s)) {
-        i++;
-      }
-      return i;
-    }
-
-    long entries() {
-      return recency.stream().mapToLong(Map::size).sum();
-    }
-  }
-
   /** An insert as both sides saw it. */
   record Made(IndexStore.Insert command, int slot, int generation, PromptKey prompt, int matched,
       int count, Object token, boolean speculative) {}
@@ -175,10 +115,10 @@ class RunIndexModelProperties {
     final int[] slotIds;
     final int[] gen;
     final List<PromptKey> prompts;
-    final Reference ref;
+    final IndexReference ref;
     final List<Made> inserts = new ArrayList<>();
 
-    World(PrefixIndex ix, int[] slotIds, int[] gen, List<PromptKey> prompts, Reference ref) {
+    World(PrefixIndex ix, int[] slotIds, int[] gen, List<PromptKey> prompts, IndexReference ref) {
       this.ix = ix;
       this.slotIds = slotIds;
       this.gen = gen;
@@ -219,7 +159,7 @@ class RunIndexModelProperties {
         ix.setCapacity(slotIds[o.slot()], gen[o.slot()], o.blocks());
         ref.capacity[o.slot()] = o.blocks();
         if (!ref.exact[o.slot()]) {
-          ref.trim(o.slot());
+          ref.enforceCapacity(o.slot());
         }
       } else if (op instanceof Insert o) {
         int s = o.slot();
@@ -231,7 +171,7 @@ class RunIndexModelProperties {
         for (int i = count - 1; i >= 0; i--) {
           ref.touch(s, p.blockHash(i), by);
         }
-        ref.trim(s);
+        ref.enforceCapacity(s);
         inserts.add(new Made(command, s, ref.generation[s], p, matched, count, by, ref.exact[s]));
       } else if (op instanceof Undo o && !inserts.isEmpty()) {
         Made m = inserts.get(o.insert() % inserts.size());
@@ -332,7 +272,7 @@ class RunIndexModelProperties {
       gen[s] = slots[s][1];
     }
     World world = new World(ix, slotIds, gen, tokens.stream().map(IndexHarness::blocks).toList(),
-        new Reference(40));
+        new IndexReference(SLOTS, 40));
 
     for (Op op : ops) {
       world.apply(op);
@@ -363,7 +303,7 @@ class RunIndexModelProperties {
     for (int w = 0; w < 2; w++) {
       int[] ids = {slots[0][0], slots[1][0], pinned[0]};
       int[] gens = {slots[0][1], slots[1][1], pinned[1]};
-      worlds[w] = new World(ix, ids, gens, prompts, new Reference(40));
+      worlds[w] = new World(ix, ids, gens, prompts, new IndexReference(SLOTS, 40));
     }
     List<List<Op>> owned = List.of(onSlot(opsA, 0), onSlot(opsB, 1));
     AtomicBoolean done = new AtomicBoolean();
