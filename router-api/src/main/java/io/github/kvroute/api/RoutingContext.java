@@ -60,8 +60,10 @@ public interface RoutingContext {
    * A weighted total of {@link #estimate}: each term's milliseconds times {@code weightOfTerm} of the
    * term's name (as {@link CostBreakdown#term} gives it), without building the breakdown in the
    * router's implementation, for policies that rank many candidates by weighted terms. The weight
-   * function is called once per term and must not throw; a weight of 1 everywhere gives
-   * {@link #estimateMillis}.
+   * function must not throw, and must give a term the same weight throughout a decision: it is
+   * called at most once per term, and the router's implementation reuses the answers it gave earlier
+   * in the same decision (so a policy that ranks every candidate with one function has it asked once
+   * per term per decision). A weight of 1 everywhere gives {@link #estimateMillis}.
    *
    * @param candidate one of this context's candidates
    * @param weightOfTerm the weight of a term, by the term's name (1 for "as estimated")

@@ -8,6 +8,7 @@ import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
+import java.util.function.ToDoubleFunction;
 
 /**
  * One thread's reusable decision state: the views, the three role lists, the candidate bit mask and
@@ -31,6 +32,18 @@ final class DecisionContext extends StandardContext {
   double peers;
   /** The router's pending KV moves per link; null outside a router. */
   TransferBacklog backlog;
+  /**
+   * The weight functions whose answers {@link #weights} and {@link #otherWeights} hold for this
+   * decision, the latest first; null before a policy asks for a weighted estimate. A policy ranks
+   * every candidate with the same function or two, so a function is asked once per term per decision,
+   * not once per term per candidate (that lookup by name was a fifth of a 64-replica decision). Two
+   * entries, so that a policy alternating two functions per candidate keeps both; a third evicts the
+   * older.
+   */
+  private ToDoubleFunction<String> weightsOf;
+  private double[] weights = new double[0];
+  private ToDoubleFunction<String> otherWeightsOf;
+  private double[] otherWeights = new double[0];
 
   void begin(Request request, long nowNanos, RandomSource random, StandardEstimate estimate,
       int members, int maskWords, int slots) {
@@ -58,6 +71,8 @@ final class DecisionContext extends StandardContext {
     }
     viewCount = 0;
     peers = 0;
+    weightsOf = null;
+    otherWeightsOf = null;
     mixed.size = 0;
     prefill.size = 0;
     decode.size = 0;
@@ -66,6 +81,8 @@ final class DecisionContext extends StandardContext {
   /** Drops references so a pooled context does not pin requests or entries. */
   void end() {
     request = null;
+    weightsOf = null;
+    otherWeightsOf = null;
     for (int i = 0; i < viewCount; i++) {
       MutableView v = views[i];
       if (v.probe) {
@@ -92,6 +109,25 @@ final class DecisionContext extends StandardContext {
   }
 
   @Override
+  double[] termWeights(ToDoubleFunction<String> weightOfTerm) {
+    if (weightOfTerm == weightsOf) {
+      return weights;
+    }
+    // the latest becomes the other entry; the older other's array is refilled
+    double[] array = otherWeights;
+    ToDoubleFunction<String> of = otherWeightsOf;
+    otherWeights = weights;
+    otherWeightsOf = weightsOf;
+    if (weightOfTerm == of) {
+      weights = array;
+    } else {
+      weights = estimate.weights(weightOfTerm, array);
+    }
+    weightsOf = weightOfTerm;
+    return weights;
+  }
+
+  @Override
   public List<CandidateView> candidates() {
     return mixed;
   }
@@ -105,10 +141,6 @@ final class DecisionContext extends StandardContext {
   public List<CandidateView> decodeCandidates() {
     return decode;
   }
-
-
-
-
 
   /** A read-only list over pooled views. */
   static final class ViewList extends AbstractList<CandidateView> implements RandomAccess {

@@ -56,7 +56,17 @@ abstract class StandardContext implements RoutingContext {
   @Override
   public final double weightedEstimateMillis(CandidateView candidate,
       ToDoubleFunction<String> weightOfTerm) {
-    return estimate.weightedMillis(request, candidate, weightOfTerm);
+    double[] weights = termWeights(weightOfTerm);
+    return weights == null ? estimate.weightedMillis(request, candidate, weightOfTerm)
+        : estimate.weightedMillis(request, candidate, weights);
+  }
+
+  /**
+   * The weights {@code weightOfTerm} gives the estimate's terms, in their order, when this context
+   * keeps them for the decision; null (the default) asks the function on every call.
+   */
+  double[] termWeights(ToDoubleFunction<String> weightOfTerm) {
+    return null;
   }
 
   @Override
