@@ -8,7 +8,9 @@ import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingPolicy;
+import io.github.kvroute.api.Scorer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The router's weighted estimate asks a weight function once per term per decision (not once per
  * term per candidate), gives each function its own weights, and asks again in the next decision; the
- * weighted totals are those of the breakdown weighted term by term.
+ * weighted totals are those of the breakdown weighted term by term. A decision evaluates each term
+ * once per candidate: estimates, weighted ones and the routed decision's cost reuse those values.
  */
 class WeightedEstimateTest {
   private static final int REPLICAS = 8;
@@ -92,5 +95,36 @@ class WeightedEstimateTest {
     for (double[] t : policy.totals) {
       assertThat(t[0]).isEqualTo(t[1]);
     }
+  }
+
+  @Test
+  void aDecisionEvaluatesEachTermOncePerCandidate() {
+    AtomicInteger calls = new AtomicInteger();
+    Scorer counted = new Scorer() {
+      @Override
+      public String name() {
+        return "counted";
+      }
+
+      @Override
+      public double costMillis(Request request, CandidateView candidate) {
+        calls.incrementAndGet();
+        return candidate.estimatedQueueMillis();
+      }
+    };
+    List<Scorer> terms = new ArrayList<>(CostTerms.standard(CostModel.defaults()));
+    terms.add(counted);
+    Ranking policy = new Ranking();
+    policy.weights = name -> 2.0;
+    policy.reference = policy.weights;
+    policy.other = name -> 1.0;
+    Router router = Router.newBuilder().seed(1).policy(policy).costTerms(terms).build();
+    for (int r = 0; r < REPLICAS; r++) {
+      router.onSnapshot(TestData.ready("r" + r).waitingRequests(r % 3).build());
+    }
+    RoutingDecision d = router.route(request("q-0", prompt(64, 1)).build());
+    assertThat(d.isRouted()).isTrue();
+    assertThat(d.cost().millis("counted")).isPresent();
+    assertThat(calls.get()).isEqualTo(REPLICAS);
   }
 }
