@@ -289,7 +289,7 @@ final class DecisionPipeline {
       v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
       v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
-          KvWait.millis(request, v.matchedTokens, v.freeKvTokens, snap, r.freedTokensPerSecond));
+          KvWait.millis(request, v.matchedTokens, v.freeKvTokens, snap, r));
     } else {
       v.freeKvTokens = -1;
       v.kvUtilization = -1;
@@ -306,7 +306,6 @@ final class DecisionPipeline {
             - withPeers);
     v.arrivalsPerSecond = withPeers + v.unseenArrivalsPerSecond;
     v.meanRequestCostMillis = meanWork.millis();
-    v.freedKvTokensPerSecond = r.freedTokensPerSecond;
     v.cacheHitReliability = entry.calibration.reliability();
     v.cacheFromEvents = entry.exact;
     v.recentTtftMillis = entry.recentTtftMillis;

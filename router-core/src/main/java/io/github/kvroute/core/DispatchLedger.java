@@ -169,8 +169,33 @@ final class DispatchLedger {
     double replayQueueMillis;
     double ownRatePerSecond;
     double peers;
-    /** KV tokens freed per second by finishing sends, this router's and (scaled) its peers'. */
-    double freedTokensPerSecond;
+    /**
+     * What {@link #freedTokensPerSecond()} is computed from, copied with the rest: the freed-tokens
+     * rate as of its last event, that event's time, the rate's memory, the send weight and the time
+     * of the read.
+     */
+    double freedRate;
+    long freedLastNanos;
+    double freedTauNanos;
+    double sendWeight;
+    long readAtNanos;
+    /** {@link #freedTokensPerSecond()} once computed for this read; NaN before. */
+    double freedPerSecond;
+
+    /**
+     * KV tokens freed per second by finishing sends, this router's and (scaled) its peers', as of the
+     * read. Computed on first use (its decay is an exponential per candidate, and most decisions
+     * never ask: only a request that does not fit in a replica's free KV, or a decode replica's
+     * readiness, does), from the state copied by the read: the same value the read would have given.
+     */
+    double freedTokensPerSecond() {
+      double f = freedPerSecond;
+      if (Double.isNaN(f)) {
+        f = RateEstimator.decayed(freedRate, freedLastNanos, readAtNanos, freedTauNanos) * sendWeight;
+        freedPerSecond = f;
+      }
+      return f;
+    }
   }
 
   /** Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). */
@@ -204,7 +229,12 @@ final class DispatchLedger {
     out.queueMillis = streaming ? pendingQueueMillis(nowNanos) : out.replayQueueMillis;
     out.ownRatePerSecond = ownRate.perSecond(nowNanos);
     out.peers = sendWeight - 1.0;
-    out.freedTokensPerSecond = freedTokens.perSecond(nowNanos) * sendWeight;
+    out.freedRate = freedTokens.rateAtLast();
+    out.freedLastNanos = freedTokens.lastNanos();
+    out.freedTauNanos = freedTokens.tauNanos();
+    out.sendWeight = sendWeight;
+    out.readAtNanos = nowNanos;
+    out.freedPerSecond = Double.NaN;
   }
 
   /** A send of this router's finished here at {@code nowNanos}: its KV is free again. */

@@ -33,13 +33,17 @@ final class KvWait {
 
   /**
    * The wait in milliseconds; 0 when the request fits, nothing is waiting there, or no finished send
-   * has been seen yet.
+   * has been seen yet; the rate is {@code books}' freed tokens per second.
    */
   static double millis(Request request, int matchedTokens, long freeKvTokens, ReplicaSnapshot snap,
-      double freedTokensPerSecond) {
+      DispatchLedger.Reading books) {
     long deficit = (long) request.promptTokens() - matchedTokens + request.plannedOutputTokens()
         - freeKvTokens;
-    if (deficit <= 0 || freedTokensPerSecond <= 0 || snap.waitingRequests().orElse(1) <= 0) {
+    if (deficit <= 0) {
+      return 0; // the usual case: the freed rate (an exponential to compute) is not needed
+    }
+    double freedTokensPerSecond = books.freedTokensPerSecond();
+    if (freedTokensPerSecond <= 0 || snap.waitingRequests().orElse(1) <= 0) {
       return 0;
     }
     return 1000.0 * deficit / freedTokensPerSecond;

@@ -44,8 +44,6 @@ final class MutableView implements CandidateView {
   /** Negative when unknown; {@code Optional}s are built only when a policy asks. */
   double kvUtilization = -1;
   long freeKvTokens = -1;
-  /** KV tokens freed here per second by finishing sends (for a decode replica's readiness). */
-  double freedKvTokensPerSecond;
   double unseenArrivalsPerSecond;
   double arrivalsPerSecond;
   double meanRequestCostMillis;
@@ -58,6 +56,11 @@ final class MutableView implements CandidateView {
   /** Taken out of the candidates: it holds the request's earlier attempt ({@link AttemptPlacement}). */
   boolean avoided;
   final DispatchLedger.Reading reading = new DispatchLedger.Reading();
+
+  /** KV tokens freed here per second by finishing sends (for a decode replica's readiness). */
+  double freedKvTokensPerSecond() {
+    return reading.freedTokensPerSecond();
+  }
 
   @Override
   public String replicaId() {

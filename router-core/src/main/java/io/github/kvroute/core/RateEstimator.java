@@ -30,6 +30,27 @@ final class RateEstimator {
     if (!started) {
       return 0;
     }
+    return decayed(rate, lastNanos, nowNanos, tauNanos);
+  }
+
+  /**
+   * The rate as of {@link #lastNanos()}, 0 before the first event: with it, {@link #decayed} gives
+   * {@link #perSecond} later, for a reader that copies the state now and may need the rate after.
+   */
+  double rateAtLast() {
+    return started ? rate : 0;
+  }
+
+  long lastNanos() {
+    return lastNanos;
+  }
+
+  double tauNanos() {
+    return tauNanos;
+  }
+
+  /** A rate of {@code rate} at {@code lastNanos}, decayed to {@code nowNanos}. */
+  static double decayed(double rate, long lastNanos, long nowNanos, double tauNanos) {
     long dt = Math.max(0, nowNanos - lastNanos);
     return rate * Math.exp(-dt / tauNanos);
   }

@@ -90,7 +90,7 @@ abstract class StandardContext implements RoutingContext {
 
   @Override
   public final double decodeWaitMillis(CandidateView decode) {
-    double freed = decode instanceof MutableView v ? v.freedKvTokensPerSecond : 0;
+    double freed = decode instanceof MutableView v ? v.freedKvTokensPerSecond() : 0;
     return DecodeFit.waitMillis(request, decode, freed);
   }
 }
