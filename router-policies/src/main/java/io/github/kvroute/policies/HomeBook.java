@@ -27,12 +27,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * prompts, or candidate lists that differ per request). Until then a new prefix has no home and
  * goes to its plain rendezvous home. A prefix's size is its latest prompt's block count.
  *
+ * <p>The book also keeps each prefix's <em>share</em> of this router's recent requests: a count of
+ * its requests decaying with a {@value #SHARE_MEMORY_SECONDS} s time constant, over the same count
+ * for all of them. It is what tells a prefix one home can serve from one that takes more than a
+ * replica's worth of the traffic ({@link PrefixHome#slack}).
+ *
  * <p>Thread-safety: thread-safe; {@link #home} takes no monitor. The recent prefixes are a
  * concurrent map of records with volatile fields; the placement is an immutable value published
  * through a volatile field. One caller at a time recomputes it ({@code tryLock}); the others use
  * the previous one, in which a prefix seen for the first time has no home yet (its caller falls
  * back to plain rendezvous). A single-threaded caller, such as the simulator, always recomputes
- * when due, so its runs reproduce.
+ * when due, so its runs reproduce. The decaying counts are volatile and updated without a lock:
+ * two callers noting requests at the same instant may count one, which moves a share by one
+ * request in the hundreds its memory holds; the share only chooses a slack, so a lock on every
+ * decision would buy nothing.
  */
 final class HomeBook {
   static final int MAX_PREFIXES = 512;
@@ -42,15 +50,21 @@ final class HomeBook {
   static final long MIN_INTERVAL_MILLIS = 100;
   private static final long REFRESH_NANOS = REFRESH_MILLIS * 1_000_000L;
   private static final long MIN_INTERVAL_NANOS = MIN_INTERVAL_MILLIS * 1_000_000L;
+  /** The time constant of the decaying request counts behind {@link #share}. */
+  static final long SHARE_MEMORY_SECONDS = 10;
+  private static final double SHARE_MEMORY_NANOS = SHARE_MEMORY_SECONDS * 1e9;
 
   /** A prefix routed recently. */
   private static final class Recent {
     volatile int blocks;
     volatile long seenNanos;
+    /** This prefix's requests, decaying, as of {@link #seenNanos}. */
+    volatile double requests;
 
     Recent(int blocks, long seenNanos) {
       this.blocks = blocks;
       this.seenNanos = seenNanos;
+      this.requests = 1;
     }
   }
 
@@ -62,6 +76,9 @@ final class HomeBook {
   private static final Placement NOTHING_YET = new Placement(BoundedHomes.NONE, 0);
   private volatile Placement placement = NOTHING_YET;
   private volatile boolean newPrefix;
+  /** Every prefix's requests, decaying, as of {@link #allSeenNanos}. */
+  private volatile double allRequests;
+  private volatile long allSeenNanos;
 
   /**
    * Notes that {@code key} ({@code blocks} long) is being routed now and returns its home among
@@ -69,11 +86,14 @@ final class HomeBook {
    */
   String home(long key, int blocks, List<CandidateView> candidates, long nowNanos) {
     Recent r = recent.get(key);
+    allRequests = decayed(allRequests, allSeenNanos, nowNanos) + 1;
+    allSeenNanos = nowNanos;
     if (r == null) {
       if (recent.putIfAbsent(key, new Recent(blocks, nowNanos)) == null) {
         newPrefix = true;
       }
     } else {
+      r.requests = decayed(r.requests, r.seenNanos, nowNanos) + 1;
       r.blocks = blocks;
       r.seenNanos = nowNanos;
     }
@@ -93,9 +113,26 @@ final class HomeBook {
     return p.homes().home(key);
   }
 
-  /** Whether {@code key} was routed within the window (before this call notes it). */
-  boolean seen(long key) {
-    return recent.containsKey(key);
+  /**
+   * {@code key}'s share of this router's recent requests as of {@code nowNanos}, in {@code (0, 1]},
+   * before {@link #home} notes the request being routed; {@link #NOT_SEEN} if it was not routed
+   * within the window.
+   */
+  double share(long key, long nowNanos) {
+    Recent r = recent.get(key);
+    if (r == null) {
+      return NOT_SEEN;
+    }
+    double all = decayed(allRequests, allSeenNanos, nowNanos);
+    // a racing update can leave the total a request behind its part
+    return all <= 0 ? 1 : Math.min(1, decayed(r.requests, r.seenNanos, nowNanos) / all);
+  }
+
+  /** {@link #share} of a prefix not routed within the window. */
+  static final double NOT_SEEN = -1;
+
+  private static double decayed(double requests, long sinceNanos, long nowNanos) {
+    return requests * Math.exp(-Math.max(0, nowNanos - sinceNanos) / SHARE_MEMORY_NANOS);
   }
 
   /** Prefixes currently remembered (for tests: bounded by {@link #MAX_PREFIXES} after a placement). */

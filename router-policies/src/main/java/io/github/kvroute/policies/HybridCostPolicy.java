@@ -37,9 +37,10 @@ import java.util.function.ToDoubleFunction;
  * scorer (no constant) is weighted 1.
  *
  * <p>With other routers on the fleet ({@link RoutingContext#peerRouters()}), a prompt goes to its
- * prefix's home when home costs at most three times the best plus 10 ms (twice, for a prefix this
- * router has not routed in the last minute), so that routers that do not share their indexes keep
- * one copy of a prefix, not one each. Under KV events a prompt the index shows held goes where a
+ * prefix's home when home costs at most five times the best plus 10 ms (twice, for a prefix this
+ * router has not routed in the last minute or one with more than a replica's share of its recent
+ * requests: {@link PrefixHome#slack}), so that routers that do not share their indexes keep one
+ * copy of a prefix, not one each. Under KV events a prompt the index shows held goes where a
  * lone router would send it: that index shows every client's copies. The home is the one
  * {@link HomeBook} agrees on for the prefixes this router routed recently (rendezvous hashing with
  * bounded loads, {@link BoundedHomes}), else the plain {@link PrefixHome} one; it is priced as
@@ -99,7 +100,8 @@ final class HybridCostPolicy implements RoutingPolicy {
 
   /**
    * The weight of a term by its name, 1 for names without one (a host's own scorers): a scan of at
-   * most six names, allocation-free, since it runs for every term of every candidate.
+   * most six names, allocation-free (the router asks it once per term per decision; other contexts
+   * may ask it for every term of every candidate).
    */
   private static ToDoubleFunction<String> termWeights(Map<CostTerm, Double> weights) {
     String[] names = weights.keySet().stream().map(CostTerm::termName).toArray(String[]::new);
@@ -172,7 +174,8 @@ final class HybridCostPolicy implements RoutingPolicy {
       CandidateView best, double bestMillis) {
     Request request = context.request();
     long key = PrefixHome.key(request);
-    double limit = PrefixHome.limitMillis(bestMillis, book.seen(key));
+    double limit = PrefixHome.limitMillis(bestMillis,
+        PrefixHome.slack(book.share(key, context.nowNanos()), context.candidates().size()));
     String booked = book.home(key, request.prompt().blockCount(), context.candidates(),
         context.nowNanos());
     CandidateView home = null;

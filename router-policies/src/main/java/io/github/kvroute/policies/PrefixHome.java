@@ -16,9 +16,9 @@ import io.github.kvroute.api.Request;
  * every copy recomputed and every copy taking cache from the others. Highest-random-weight hashing
  * (Thaler and Ravishankar, 1998) of the prompt's leading blocks with each replica id gives every
  * router the same order of replicas for the prefix without any message between them; taking the
- * first of that order among the candidates within {@value #SLACK} x the best cost plus
- * {@value #SLACK_MILLIS} ms keeps the choice load-aware (consistent hashing with bounded loads,
- * Mirrokni, Thorup and Zadimoghaddam, 2018, bounds load the same way).
+ * first of that order among the candidates within a multiple (the <em>slack</em>, {@link #slack})
+ * of the best cost plus {@value #SLACK_MILLIS} ms keeps the choice load-aware (consistent hashing
+ * with bounded loads, Mirrokni, Thorup and Zadimoghaddam, 2018, bounds load the same way).
  *
  * <p>It applies whenever the router has peers ({@link io.github.kvroute.api.RoutingContext#peerRouters});
  * a lone router has nothing to agree with. It applies to held prefixes too: a router's index shows
@@ -36,23 +36,29 @@ import io.github.kvroute.api.Request;
  * holds what they computed there, which this router's index cannot show; without the credit a router
  * that once made its own copy elsewhere keeps following it, and the copies never converge.
  *
- * <p>Measured in docs/cost-model.md ("Externalities", "Homes with bounded loads"). The slack is 3:
- * with the bounded homes and the credit in place, of 2, 2.5, 3 and 4 (capacity_rps, seeds 1-3,
- * {@code --routers 3 --telemetry-delay-ms 1000}) multi-tenant gave 55.4 / 75.7 / 81.7 / 85.7 and
- * rag-long-docs 4.93 / 5.14 / 5.54 / 6.93, while hot-prefix, whose one hot prefix outgrows a single
- * home, gave 63.8 / 57.4 / 57.9 / 52.6; 3 has the best geometric mean over the seven scenarios,
- * and 4 falls behind prefix-affinity on hot-prefix. A prefix this router has not routed in the last
- * minute (every prompt of a stream of unique ones) keeps the slack of 2: it has no copy to agree
- * on yet, and the wider slack only spreads load less evenly (mixed-sizes 32.5 at 3 against 34.2 at
- * 2; overload 33.3 against 34.6; rag-long-docs 5.54 against 5.85, multi-tenant 81.7 against 70.0).
+ * <p><b>The slack depends on how much of the traffic the prefix carries.</b> A prefix with at most
+ * a replica's share of this router's recent requests ({@code 1/N} of them over {@code N}
+ * candidates; {@link HomeBook#share}) fits in one home, and every request that leaves home makes a
+ * copy that displaces other prefixes: it stays home up to {@value #SLACK} x the best. A prefix with
+ * more than that share outgrows one replica and must spill as its home fills, and a prefix this
+ * router has not routed in the last minute has no copy to agree on yet (every prompt of a stream of
+ * unique ones): both go home only up to {@value #SPILL_SLACK} x the best. One slack for every
+ * recurring prefix could not serve both: 2 / 2.5 / 3 / 4 gave multi-tenant 55.4 / 75.7 / 81.7 /
+ * 85.7 and rag-long-docs 4.93 / 5.14 / 5.54 / 6.93, but hot-prefix, whose one hot prefix takes up
+ * to 70% of the traffic, 63.8 / 57.4 / 57.9 / 52.6. Measured (capacity_rps, seeds 1-3,
+ * {@code --routers 3 --telemetry-delay-ms 1000}) in docs/cost-model.md ("Homes with bounded
+ * loads"), with the sweep that chose {@value #SLACK} and {@value #SPILL_SLACK}.
  *
  * <p>Thread-safety: stateless.
  */
 final class PrefixHome {
-  /** Candidates costing up to this multiple of the best (plus {@link #SLACK_MILLIS}) may be home. */
-  static final double SLACK = 3;
-  /** The slack for a prefix this router has not routed within its book's window. */
-  static final double FIRST_SLACK = 2;
+  /**
+   * Home may cost up to this multiple of the best (plus {@link #SLACK_MILLIS}) for a recurring
+   * prefix with at most a replica's share of the traffic.
+   */
+  static final double SLACK = 5;
+  /** The slack for a prefix with more than a replica's share, or one not routed recently. */
+  static final double SPILL_SLACK = 2;
   static final double SLACK_MILLIS = 10;
   /** Leading blocks that name the prefix. */
   static final int KEY_BLOCKS = 8;
@@ -67,12 +73,17 @@ final class PrefixHome {
   }
 
   /**
-   * The most this prompt's home may cost, given the best cost: {@link #SLACK} x best for a prefix
-   * this router has routed recently ({@code recurring}), {@link #FIRST_SLACK} x best for one it has
-   * not, plus {@link #SLACK_MILLIS}.
+   * The slack for a prefix with {@code share} of this router's recent requests ({@link HomeBook#share},
+   * {@link HomeBook#NOT_SEEN} if it has none) among {@code candidates}: {@link #SLACK} when it was
+   * routed recently and carries at most {@code 1 / candidates} of them, else {@link #SPILL_SLACK}.
    */
-  static double limitMillis(double bestMillis, boolean recurring) {
-    return bestMillis * (recurring ? SLACK : FIRST_SLACK) + SLACK_MILLIS;
+  static double slack(double share, int candidates) {
+    return share >= 0 && share * candidates <= 1 ? SLACK : SPILL_SLACK;
+  }
+
+  /** The most this prompt's home may cost: {@code slack} x the best cost plus {@link #SLACK_MILLIS}. */
+  static double limitMillis(double bestMillis, double slack) {
+    return bestMillis * slack + SLACK_MILLIS;
   }
 
   /**

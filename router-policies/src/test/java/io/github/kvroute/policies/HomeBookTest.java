@@ -96,4 +96,25 @@ class HomeBookTest {
     assertThat(seen.keySet()).isNotEmpty().allSatisfy(id -> assertThat(id).startsWith("replica-"));
     assertThat(book.remembered()).isLessThanOrEqualTo(900);
   }
+
+  @Test
+  void aPrefixsShareIsItsPartOfTheRecentRequests_decayingWithTime() {
+    HomeBook book = new HomeBook();
+    List<CandidateView> fleet = fleet(4);
+    assertThat(book.share(1, 0)).isEqualTo(HomeBook.NOT_SEEN);
+    book.home(1, 10, fleet, 0);
+    book.home(1, 10, fleet, 0);
+    book.home(2, 10, fleet, 0);
+    book.home(3, 10, fleet, 0);
+    assertThat(book.share(1, 0)).isCloseTo(0.5, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(book.share(2, 0)).isCloseTo(0.25, org.assertj.core.data.Offset.offset(1e-12));
+    // one memory later prefix 2 is routed again: its old request counts e^-1, the others decay alike
+    long later = HomeBook.SHARE_MEMORY_SECONDS * SECOND;
+    book.home(2, 10, fleet, later);
+    double old = Math.exp(-1);
+    assertThat(book.share(2, later)).isCloseTo((old + 1) / (4 * old + 1),
+        org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(book.share(1, later)).isCloseTo(2 * old / (4 * old + 1),
+        org.assertj.core.data.Offset.offset(1e-12));
+  }
 }

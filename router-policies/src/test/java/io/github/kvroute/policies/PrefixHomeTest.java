@@ -110,20 +110,33 @@ class PrefixHomeTest {
   }
 
   @Test
-  void aPrefixRoutedBeforeMayWaitLongerAtHomeThanANewOne() {
-    assertThat(PrefixHome.limitMillis(20, false)).isEqualTo(2 * 20 + 10);
-    assertThat(PrefixHome.limitMillis(20, true)).isEqualTo(3 * 20 + 10);
+  void theSlackIsWideOnlyForARecurringPrefixWithAtMostAReplicasShare() {
+    assertThat(PrefixHome.limitMillis(20, 2)).isEqualTo(2 * 20 + 10);
+    assertThat(PrefixHome.slack(HomeBook.NOT_SEEN, 6)).isEqualTo(PrefixHome.SPILL_SLACK);
+    assertThat(PrefixHome.slack(1.0 / 6, 6)).isEqualTo(PrefixHome.SLACK);
+    assertThat(PrefixHome.slack(0.2, 6)).isEqualTo(PrefixHome.SPILL_SLACK);
+    assertThat(PrefixHome.slack(0.2, 4)).isEqualTo(PrefixHome.SLACK);
+  }
+
+  @Test
+  void aRecurringPrefixWaitsAtABusyHome_butANewOneOrOneTooHotForAReplicaLeaves() {
     Request request = TestRequests.request(1_600, 9);
-    // six cold replicas, 76 ms each, and home (whichever it is) 90 ms busier: over 2 x 76 + 10 = 162
-    // for a prefix routed the first time, within 3 x 76 + 10 = 238 once this router has routed it
-    HybridCostPolicy router =
-        new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE);
-    String home = route(router, request, List.copyOf(fleetWithBusy(null)), 2);
+    // six cold replicas, 76 ms each, and home (whichever it is) 90 ms busier: over 2 x 76 + 10 =
+    // 162 ms, within 5 x 76 + 10 = 390 ms
+    HybridCostPolicy probe = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE);
+    String home = route(probe, request, List.copyOf(fleetWithBusy(null)), 2);
     List<CandidateView> busyHome = fleetWithBusy(home);
-    HybridCostPolicy fresh = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE);
-    assertThat(route(fresh, request, busyHome, 2)).as("a new prefix leaves a busy home")
+    HybridCostPolicy router = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE);
+    assertThat(route(router, request, busyHome, 2)).as("a new prefix leaves a busy home")
         .isNotEqualTo(home);
-    assertThat(route(fresh, request, busyHome, 2)).as("a recurring one waits there")
+    assertThat(route(router, request, busyHome, 2))
+        .as("the only prefix this router routes has more than a replica's share: it spills")
+        .isNotEqualTo(home);
+    for (int other = 0; other < 11; other++) {
+      route(router, TestRequests.request(1_600, 100 + other), fleetWithBusy(null), 2);
+    }
+    // 2 of its 13 requests: a share of 0.15, under one replica's 1/6
+    assertThat(route(router, request, busyHome, 2)).as("one prefix among many waits at home")
         .isEqualTo(home);
   }
 
@@ -164,7 +177,7 @@ class PrefixHomeTest {
       views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
           .estimatedQueueMillis(i == 0 ? 0 : 1_000).build());
     }
-    assertThat(route(request, views, 2)).as("only replica-0 is within 3 x 76 + 10 ms")
+    assertThat(route(request, views, 2)).as("only replica-0 is within 2 x 76 + 10 ms")
         .isEqualTo("replica-0");
 
     views.set(0, CandidateView.newBuilder().replicaId("replica-0").prefill(20, 0.035)
