@@ -410,6 +410,15 @@ final class IndexStore {
       return prompt.blockCount();
     }
 
+    /**
+     * Whether every block it touches was believed held before ({@code matchedBlocks} covers the
+     * prompt): a {@link Rollback} takes back only blocks past {@code matchedBlocks}, so it would do
+     * nothing, whether or not this insert was applied yet. Read from final fields: any thread.
+     */
+    boolean addsNothing() {
+      return matchedBlocks >= prompt.blockCount();
+    }
+
     @Override
     void run(IndexStore ix) {
       if (!ix.accept(slot, gen)) {
