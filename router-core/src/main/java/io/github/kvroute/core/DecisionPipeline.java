@@ -14,7 +14,6 @@ import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
-import io.github.kvroute.api.RequestRef;
 import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
@@ -94,13 +93,18 @@ final class DecisionPipeline {
    */
   RoutingDecision route(Request request, Consumer<DecisionExplanation> explained) {
     checkPrompt(request);
-    RequestRef ref = new RequestRef(request.id(), request.attempt());
-    checkArgument(leases.get(ref) == null,
-        "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
-    Lease newer = leases.newerOpen(ref);
-    checkArgument(newer == null,
-        "request: %s (expected: a later attempt than %s, which is in flight)", ref,
-        newer == null ? null : newer.ref);
+    // the attempt by id and number, not a RequestRef: one object fewer per decision
+    String id = request.id();
+    int attempt = request.attempt();
+    checkArgument(leases.get(id, attempt) == null,
+        "request: %s#%s (expected: an attempt not already in flight; retry with nextAttempt())", id,
+        attempt);
+    Lease newer = leases.newerOpen(id, attempt);
+    if (newer != null) {
+      throw new IllegalArgumentException(Strings.lenientFormat(
+          "request: %s#%s (expected: a later attempt than %s, which is in flight)", id, attempt,
+          newer.ref()));
+    }
 
     long now = ticker.read();
     int maskWords = index.words();
@@ -115,7 +119,7 @@ final class DecisionPipeline {
       if (explained != null) {
         explained.accept(Explanations.of(s, decision, members));
       }
-      Lease lease = decision.isRouted() ? record(s, decision, ref, now) : null;
+      Lease lease = decision.isRouted() ? record(s, decision, now) : null;
       try {
         guard.listener().onDecision(request, decision);
       } catch (Throwable fatal) {
@@ -182,7 +186,7 @@ final class DecisionPipeline {
     }
     vetoInfinite(s);
     Lease earlier = request.attempt() > 1
-        ? leases.olderOpen(new RequestRef(request.id(), request.attempt())) : null;
+        ? leases.olderOpen(request.id(), request.attempt()) : null;
     if (earlier != null) {
       AttemptPlacement.avoid(s, earlier);
     }
@@ -411,7 +415,7 @@ final class DecisionPipeline {
     return RoutingDecision.routed(best, estimate.breakdown(s.request, best));
   }
 
-  private Lease record(DecisionContext s, RoutingDecision d, RequestRef ref, long now) {
+  private Lease record(DecisionContext s, RoutingDecision d, long now) {
     Request request = s.request;
     MutableView chosen = find(s.mixed, d.replicaId(), d.epoch());
     MutableView prefillView = null;
@@ -424,7 +428,7 @@ final class DecisionPipeline {
     }
     MutableView computeView = prefillView != null ? prefillView : chosen;
     double work = PrefillTerm.prefillMillis(request.promptTokens(), computeView);
-    Lease lease = new Lease(ref, chosen.entry, d.epoch(),
+    Lease lease = new Lease(request.id(), request.attempt(), chosen.entry, d.epoch(),
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
         request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
         computeView.estimatedQueueMillis,
@@ -438,7 +442,8 @@ final class DecisionPipeline {
     // the probe flag is set before the lease is visible: an expiry right after the add returns it
     lease.probe = chosen.probe;
     checkArgument(leases.add(lease),
-        "request: %s (expected: an attempt not already in flight; retry with nextAttempt())", ref);
+        "request: %s#%s (expected: an attempt not already in flight; retry with nextAttempt())",
+        request.id(), request.attempt());
     chosen.probe = false;
     ReplicaEntry computeEntry = computeView.entry;
     computeEntry.ledger.dispatch(lease);
@@ -489,7 +494,7 @@ final class DecisionPipeline {
     if (gone && leases.close(lease)) {
       takeOff(lease);
       counters.orphaned.increment();
-      guard.listener().onOrphaned(entry.id, epoch, List.of(lease.ref));
+      guard.listener().onOrphaned(entry.id, epoch, List.of(lease.ref()));
     }
   }
 

@@ -282,7 +282,7 @@ final class DispatchLedger {
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
     lease.ledger = this;
-    lease.sinceSnapshot = true;
+    // it is one of the sends since the report once it has a leaf, which both branches below give it
     sinceCount++;
     sinceOutstandingTokens += lease.outstandingTokens();
     sinceKvTokens += lease.outstandingTokens();
@@ -424,7 +424,7 @@ final class DispatchLedger {
     progressSinceNanos = Math.max(progressSinceNanos, nowNanos);
     prefillsPending--;
     leavePending(lease);
-    if (lease.sinceSnapshot) {
+    if (lease.sinceSnapshot()) {
       tree.setWork(lease.leaf, 0);
       refresh();
     }
@@ -458,7 +458,7 @@ final class DispatchLedger {
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
-    if (lease.sinceSnapshot) {
+    if (lease.sinceSnapshot()) {
       tree.setWork(lease.leaf, 0);
       unlink(lease);
       if (tree.size() > 32 && sinceCount * 2 < tree.size()) {
@@ -554,7 +554,7 @@ final class DispatchLedger {
   /** A send leaves the pending prefills (first token, or released before one). */
   private void leavePending(Lease lease) {
     pendingWorkMillis = Math.max(0, pendingWorkMillis - lease.workMillis);
-    if (lease.sinceSnapshot) {
+    if (lease.sinceSnapshot()) {
       pendingSinceWorkMillis = Math.max(0, pendingSinceWorkMillis - lease.workMillis);
       pendingSinceCount--;
     }
@@ -601,7 +601,6 @@ final class DispatchLedger {
     l.prev = null;
     l.next = null;
     l.leaf = -1;
-    l.sinceSnapshot = false;
     sinceCount--;
     sinceOutstandingTokens -= l.outstandingTokens();
     sinceKvTokens -= l.outstandingTokens();

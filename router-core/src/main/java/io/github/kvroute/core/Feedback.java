@@ -150,7 +150,7 @@ final class Feedback {
     } else {
       return;
     }
-    guard.listener().onTtftObserved(lease.ref, lease.replica.id, lease.predictedCostMillis,
+    guard.listener().onTtftObserved(lease.ref(), lease.replica.id, lease.predictedCostMillis,
         actualMillis);
   }
 
@@ -165,7 +165,7 @@ final class Feedback {
       lease.replica.breaker.releaseProbe();
     }
     counters.expired.increment();
-    guard.listener().onLeaseExpired(lease.ref, lease.replica.id);
+    guard.listener().onLeaseExpired(lease.ref(), lease.replica.id);
   }
 
   /** The process {@code epoch} of {@code entry} is gone: its attempts are reported for retry. */
@@ -183,7 +183,7 @@ final class Feedback {
       }
     }
     counters.orphaned.add(lost.size());
-    guard.listener().onOrphaned(entry.id, epoch, lost.stream().map(l -> l.ref).toList());
+    guard.listener().onOrphaned(entry.id, epoch, lost.stream().map(Lease::ref).toList());
   }
 
   /** Takes an attempt off its replicas' books (idempotent per ledger). */

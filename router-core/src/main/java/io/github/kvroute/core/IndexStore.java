@@ -166,11 +166,8 @@ final class IndexStore {
 
   /** Touches the first {@code count} keys, the last first, as one block each would be. */
   private void touchAll(int slot, long[] keys, int count) {
-    groups.resolve(keys, count, true);
-    for (int i = count - 1; i >= 0; ) {
-      int j = groups.groupStart(i);
-      touchRange(slot, groups.at(j), groups.at(i) + 1);
-      i = j - 1;
+    for (int g = groups.resolve(keys, count, true) - 1; g >= 0; g--) {
+      touchRange(slot, groups.at(g), groups.at(g) + groups.length(g));
     }
     residency.maintain();
   }
@@ -324,15 +321,12 @@ final class IndexStore {
 
   /** Forgets the first {@code count} keys for {@code slot}, the ones it holds. */
   private void removeAll(int slot, long[] keys, int count) {
-    groups.resolve(keys, count, false);
-    for (int i = count - 1; i >= 0; ) {
-      if (groups.at(i) < 0) {
-        i--;
+    for (int g = groups.resolve(keys, count, false) - 1; g >= 0; g--) {
+      int low = groups.at(g);
+      if (low < 0) {
         continue;
       }
-      int j = groups.groupStart(i);
-      int low = groups.at(j);
-      int high = groups.at(i) + 1;
+      int high = low + groups.length(g);
       for (int cur = high - 1; cur >= low; ) {
         int r = residency.piece(cur, low);
         int from = table.start(r);
@@ -344,7 +338,6 @@ final class IndexStore {
       residency.mergeWithin(low, high);
       // cutting a removed part out of a shared run costs a run and an entry per other holder
       makeRoom(table.stride());
-      i = j - 1;
     }
     residency.maintain();
   }
@@ -408,6 +401,15 @@ final class IndexStore {
     @Override
     int blocks() {
       return prompt.blockCount();
+    }
+
+    /**
+     * Whether every block it touches was believed held before ({@code matchedBlocks} covers the
+     * prompt): a {@link Rollback} takes back only blocks past {@code matchedBlocks}, so it would do
+     * nothing, whether or not this insert was applied yet. Read from final fields: any thread.
+     */
+    boolean addsNothing() {
+      return matchedBlocks >= prompt.blockCount();
     }
 
     @Override

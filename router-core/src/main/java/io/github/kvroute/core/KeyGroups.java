@@ -1,5 +1,7 @@
 package io.github.kvroute.core;
 
+import java.util.Arrays;
+
 /**
  * A command's keys resolved to arena positions, and split into groups that are consecutive in the
  * arena (a stretch of a prompt stored side by side): a command touches or removes whole groups, run
@@ -9,7 +11,12 @@ package io.github.kvroute.core;
  */
 final class KeyGroups {
   private final RunTable table;
-  /** Arena positions of the keys a command walks (grown as needed). */
+  /**
+   * Per group {@code g} of the last {@link #resolve}: the index of its first key, and that key's
+   * arena position (-1 for a group of unknown keys); {@code first[groups]} is the key count. Grown
+   * as needed: a command has at most one group per key, typically one per stretch of its prompt.
+   */
+  private int[] first = new int[64];
   private int[] at = new int[64];
   /** Keys a command collects before resolving them (grown as needed). */
   private long[] keys = new long[64];
@@ -18,12 +25,18 @@ final class KeyGroups {
     this.table = table;
   }
 
-  /** Largest scratch kept between commands; a larger one is dropped by {@link #trim}. */
+  /** Largest scratch kept between commands, in keys; a larger one is dropped by {@link #trim}. */
   static final int KEPT = 1_024;
+  /**
+   * Largest group scratch kept between commands, in groups: two int arrays of this length hold at
+   * most the {@code 4 x KEPT} bytes the budget's accounting reserves for the scratch.
+   */
+  static final int KEPT_GROUPS = KEPT / 2 - 1;
 
   /** Drops a scratch array grown past {@link #KEPT} by a large command, so it is not retained. */
   void trim() {
-    if (at.length > KEPT) {
+    if (first.length > KEPT_GROUPS + 1) {
+      first = new int[64];
       at = new int[64];
     }
     if (keys.length > KEPT) {
@@ -33,7 +46,7 @@ final class KeyGroups {
 
   /** Bytes of the scratch arrays, from their actual lengths. */
   long scratchBytes() {
-    return 4L * at.length + 8L * keys.length;
+    return 4L * (first.length + at.length) + 8L * keys.length;
   }
 
   /**
@@ -48,44 +61,55 @@ final class KeyGroups {
     return keys;
   }
 
-  /** The arena position of key {@code i} of the last {@link #resolve}, -1 if unknown. */
-  int at(int i) {
-    return at[i];
+  /** The arena position of group {@code g}'s first key, -1 for a group of unknown keys. */
+  int at(int g) {
+    return at[g];
+  }
+
+  /** The keys in group {@code g}: its arena positions are {@code [at(g), at(g) + length(g))}. */
+  int length(int g) {
+    return first[g + 1] - first[g];
   }
 
   /**
-   * Fills {@link #at} with the arena position of each of the first {@code count} keys, -1 for an
-   * unknown key unless {@code append}, which appends unknown keys (a prompt's new blocks side by
-   * side, in its order, so that they form one run). A key that follows its predecessor in the arena
-   * is found by one comparison, not a probe.
+   * Resolves the first {@code count} keys to arena positions and splits them into groups of keys at
+   * consecutive positions, in key order; returns the number of groups. An unknown key is left out
+   * (in a group at -1) unless {@code append}, which appends unknown keys (a prompt's new blocks side
+   * by side, in its order, so that they form one run and one group). A key that follows its
+   * predecessor in the arena is found by one comparison, not a probe: within a group the keys are
+   * compared with the arena's in one tight loop ({@link RunTable#matching}), with no per-key store.
    */
-  void resolve(long[] keys, int count, boolean append) {
-    if (at.length < count) {
-      at = new int[Math.max(count, at.length * 2)];
-    }
+  int resolve(long[] keys, int count, boolean append) {
+    int groups = 0;
     int prev = -1;
-    for (int i = 0; i < count; i++) {
+    int i = 0;
+    while (i < count) {
       long k = keys[i];
-      int b;
-      if (prev >= 0 && prev + 1 < table.blockTop() && table.key(prev + 1) == k) {
-        b = prev + 1;
-      } else {
-        b = table.find(k);
-        if (b < 0 && append) {
-          b = table.append(k, prev >= 0 ? table.runOf(prev) : -1);
-        }
+      int b = table.find(k);
+      if (b < 0 && append) {
+        b = table.append(k, prev >= 0 ? table.runOf(prev) : -1);
       }
-      at[i] = b;
+      // a new group unless this key continues the last one: its arena successor (an appended key
+      // right after the previous appended one), or another unknown key
+      boolean continues = groups > 0 && (b >= 0 ? prev >= 0 && b == prev + 1 : prev < 0);
+      if (!continues) {
+        if (groups + 1 >= first.length) {
+          first = Arrays.copyOf(first, Math.max(groups + 2, first.length * 2));
+          at = Arrays.copyOf(at, first.length);
+        }
+        first[groups] = i;
+        at[groups] = b;
+        groups++;
+      }
+      i++;
+      if (b >= 0) {
+        int n = table.matching(keys, i, count, b + 1);
+        i += n;
+        b += n;
+      }
       prev = b;
     }
-  }
-
-  /** Where the arena-consecutive group of keys ending at {@code i} starts. */
-  int groupStart(int i) {
-    int j = i;
-    while (j > 0 && at[j - 1] >= 0 && at[j - 1] == at[j] - 1) {
-      j--;
-    }
-    return j;
+    first[groups] = count;
+    return groups;
   }
 }

@@ -10,7 +10,13 @@ import io.github.kvroute.api.RequestRef;
  * <p>The linkage fields form the {@link DispatchLedger}'s list and are guarded by that ledger's lock.
  */
 final class Lease {
-  final RequestRef ref;
+  /**
+   * The attempt: its request's id and attempt number, kept apart rather than as a
+   * {@link RequestRef}, which would be one more object per decision; {@link #ref()} builds one for
+   * the listeners that are given it.
+   */
+  final String requestId;
+  final int attempt;
   final ReplicaEntry replica;
   final long epoch;
   final ReplicaEntry prefillReplica;
@@ -43,8 +49,6 @@ final class Lease {
   Lease prev;
   @GuardedBy("ledger")
   Lease next;
-  @GuardedBy("ledger")
-  boolean sinceSnapshot;
   // LeaseTable's links, guarded by the table's stripe that holds the lease (see LeaseTable's notes)
   /** When the table opened it, on the router's ticker: its timeout runs from here. */
   @GuardedBy("stripe")
@@ -66,7 +70,12 @@ final class Lease {
 
   /** Set by the ledger under its own lock when the lease joins its list. */
   DispatchLedger ledger;
-  /** Its leaf in the ledger's replay tree while {@link #sinceSnapshot}, else -1. */
+  /**
+   * Its leaf in the ledger's replay tree while it is one of the sends since the replica's last
+   * report ({@link #sinceSnapshot()}), else -1. Guarded by the ledger; its only flag: a separate
+   * boolean would take the lease from 152 to 160 bytes.
+   */
+  @GuardedBy("ledger")
   int leaf = -1;
   /** The host saw its first token: its prefill work has left the queue. */
   @GuardedBy("ledger")
@@ -85,11 +94,12 @@ final class Lease {
   /** Its KV is reserved on the decode replica until its first token says the KV arrived. */
   boolean decodeReserved;
 
-  Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
-      long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
-      double predictedCostMillis, double workMillis, double predictedQueueMillis,
-      double queueTermMillis) {
-    this.ref = ref;
+  Lease(String requestId, int attempt, ReplicaEntry replica, long epoch,
+      ReplicaEntry prefillReplica, long dispatchedAtNanos, int promptTokens,
+      int plannedOutputTokens, int predictedMatchedTokens, double predictedCostMillis,
+      double workMillis, double predictedQueueMillis, double queueTermMillis) {
+    this.requestId = requestId;
+    this.attempt = attempt;
     this.replica = replica;
     this.epoch = epoch;
     this.prefillReplica = prefillReplica;
@@ -131,6 +141,27 @@ final class Lease {
       this.link = link;
       this.moveMicros = moveMicros;
     }
+  }
+
+  /** As above, for an attempt named by {@code ref} (tests). */
+  Lease(RequestRef ref, ReplicaEntry replica, long epoch, ReplicaEntry prefillReplica,
+      long dispatchedAtNanos, int promptTokens, int plannedOutputTokens, int predictedMatchedTokens,
+      double predictedCostMillis, double workMillis, double predictedQueueMillis,
+      double queueTermMillis) {
+    this(ref.requestId(), ref.attempt(), replica, epoch, prefillReplica, dispatchedAtNanos,
+        promptTokens, plannedOutputTokens, predictedMatchedTokens, predictedCostMillis, workMillis,
+        predictedQueueMillis, queueTermMillis);
+  }
+
+  /** {@return the attempt as a {@link RequestRef}: a new one each call, for the listeners} */
+  RequestRef ref() {
+    return new RequestRef(requestId, attempt);
+  }
+
+  /** Whether it is one of its ledger's sends since the replica's last report. */
+  @GuardedBy("ledger")
+  boolean sinceSnapshot() {
+    return leaf >= 0;
   }
 
   /** {@link Move#transferMillis}, 0 for a whole-request attempt. */

@@ -44,7 +44,7 @@ final class LeaseStripe {
     Lease[] table = s.byRef;
     for (Lease l = table[(refHash(id, attempt) >>> 5) & (table.length - 1)]; l != null;
         l = l.nextByRef) {
-      if (l.ref.attempt() == attempt && l.ref.requestId().equals(id)) {
+      if (l.attempt == attempt && l.requestId.equals(id)) {
         return l;
       }
     }
@@ -112,7 +112,7 @@ final class LeaseStripe {
     Lease[] table = s.latestById;
     for (Lease l = table[(spread(id.hashCode()) >>> 5) & (table.length - 1)]; l != null;
         l = l.nextLatest) {
-      if (l.ref.requestId().equals(id)) {
+      if (l.requestId.equals(id)) {
         return l;
       }
     }
@@ -160,7 +160,7 @@ final class LeaseStripe {
   }
 
   static int bucketByRef(Lease[] table, Lease lease) {
-    return (refHash(lease.ref.requestId(), lease.ref.attempt()) >>> 5) & (table.length - 1);
+    return (refHash(lease.requestId, lease.attempt) >>> 5) & (table.length - 1);
   }
 
   static int bucketById(Lease[] table, String id) {
@@ -174,7 +174,7 @@ final class LeaseStripe {
       Lease l = head;
       while (l != null) {
         Lease next = byRef ? l.nextByRef : l.nextLatest;
-        int b = byRef ? bucketByRef(bigger, l) : bucketById(bigger, l.ref.requestId());
+        int b = byRef ? bucketByRef(bigger, l) : bucketById(bigger, l.requestId);
         if (byRef) {
           l.nextByRef = bigger[b];
         } else {

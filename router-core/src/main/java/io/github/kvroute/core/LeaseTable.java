@@ -104,11 +104,11 @@ final class LeaseTable {
   /** Adds {@code lease}; false if its attempt is already open. */
   boolean add(Lease lease) {
     long now = ticker.read();
-    LeaseStripe s = stripe(lease.ref.requestId());
+    LeaseStripe s = stripe(lease.requestId);
     Lease replacedExpired = null;
     boolean added;
     synchronized (s) {
-      Lease existing = LeaseStripe.find(s, lease.ref.requestId(), lease.ref.attempt());
+      Lease existing = LeaseStripe.find(s, lease.requestId, lease.attempt);
       if (existing != null && expired(existing, now)) {
         // an expired entry counts as absent: it is expired now, and the new lease takes its place
         takeOutExpired(s, existing);
@@ -131,13 +131,13 @@ final class LeaseTable {
   /** Closes {@code lease}; false if someone else closed it first. */
   boolean close(Lease lease) {
     // marked first: a reader that no longer finds it open must find it closed
-    markClosed(lease.ref);
+    markClosed(lease.requestId, lease.attempt);
     Consumer<Lease> seam = betweenCloseSteps;
     if (seam != null) {
       seam.accept(lease);
     }
     long now = ticker.read();
-    LeaseStripe s = stripe(lease.ref.requestId());
+    LeaseStripe s = stripe(lease.requestId);
     boolean removed = false;
     boolean expiredHere = false;
     synchronized (s) {
@@ -148,7 +148,7 @@ final class LeaseTable {
           expiredHere = true;
         } else {
           LeaseStripe.unlinkOpen(s, lease);
-          LeaseStripe.removeLatest(s, lease.ref.requestId(), lease);
+          LeaseStripe.removeLatest(s, lease.requestId, lease);
           removed = true;
         }
       }
@@ -162,24 +162,32 @@ final class LeaseTable {
 
   /** The open attempt of {@code ref}'s request with a higher attempt number, if any. */
   Lease newerOpen(RequestRef ref) {
-    return openLatest(ref, true);
+    return openLatest(ref.requestId(), ref.attempt(), true);
+  }
+
+  /** {@link #newerOpen(RequestRef)} of attempt {@code attempt} of request {@code id}. */
+  Lease newerOpen(String id, int attempt) {
+    return openLatest(id, attempt, true);
   }
 
   /** The request's open attempt older than {@code ref} (a hedge's first attempt), else null. */
   Lease olderOpen(RequestRef ref) {
-    return openLatest(ref, false);
+    return openLatest(ref.requestId(), ref.attempt(), false);
   }
 
-  private Lease openLatest(RequestRef ref, boolean newer) {
+  /** {@link #olderOpen(RequestRef)} of attempt {@code attempt} of request {@code id}. */
+  Lease olderOpen(String id, int attempt) {
+    return openLatest(id, attempt, false);
+  }
+
+  private Lease openLatest(String id, int attempt, boolean newer) {
     long now = ticker.read();
-    String id = ref.requestId();
     LeaseStripe s = stripe(id);
     Lease current;
     boolean due = false;
     synchronized (s) {
       current = LeaseStripe.findLatest(s, id);
-      if (current == null || (newer ? current.ref.attempt() <= ref.attempt()
-          : current.ref.attempt() >= ref.attempt())) {
+      if (current == null || (newer ? current.attempt <= attempt : current.attempt >= attempt)) {
         return null;
       }
       if (!current.open) {
@@ -201,7 +209,7 @@ final class LeaseTable {
    */
   Lease supersede(Lease lease) {
     long now = ticker.read();
-    String id = lease.ref.requestId();
+    String id = lease.requestId;
     LeaseStripe s = stripe(id);
     Lease previous;
     boolean due = false;
@@ -314,17 +322,17 @@ final class LeaseTable {
   /** Takes an expired lease out, marked closed first (under the monitor: one step for readers). */
   @GuardedBy("s")
   private void takeOutExpired(LeaseStripe s, Lease lease) {
-    markClosed(lease.ref);
+    markClosed(lease.requestId, lease.attempt);
     LeaseStripe.unlinkOpen(s, lease);
-    LeaseStripe.removeLatest(s, lease.ref.requestId(), lease);
+    LeaseStripe.removeLatest(s, lease.requestId, lease);
   }
 
   private LeaseStripe stripe(String id) {
     return stripes[LeaseStripe.spread(id.hashCode()) & (STRIPES - 1)];
   }
 
-  private void markClosed(RequestRef ref) {
-    closed.add(fingerprint(ref));
+  private void markClosed(String id, int attempt) {
+    closed.add(fingerprint(id, attempt));
   }
 
   /**

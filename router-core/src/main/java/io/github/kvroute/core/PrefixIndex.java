@@ -40,7 +40,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       applies buffered hints only if a {@code tryLock} succeeds, and at most
  *       {@value #DRAIN_COMMANDS} commands or {@value #DRAIN_BLOCKS} blocks of them per call
  *       (always at least one): {@code route} never blocks and never applies an unbounded amount of
- *       work.
+ *       work. A hint that finds the buffer empty and the lock free skips the buffer and is applied
+ *       at once, as the drain would have applied it first. A rollback of an insert that added
+ *       nothing (its prompt was wholly matched before) is not submitted at all.
  *   <li><em>Facts</em> (KV events, capacity changes, slot resets and releases) come from telemetry
  *       and membership threads. Their producer pays its own way: it takes the lock (waiting if
  *       needed), applies the buffered hints first (bounded by the buffer), then its own command. A
@@ -237,17 +239,26 @@ final class PrefixIndex {
     return submit(c) ? c : null;
   }
 
-  /** Undoes an insert whose request never reached prefill, where nothing touched the blocks since. */
+  /**
+   * Undoes an insert whose request never reached prefill, where nothing touched the blocks since.
+   * Nothing is submitted for an insert that added nothing ({@link IndexStore.Insert#addsNothing}).
+   */
   void rollback(IndexStore.Insert insert) {
-    submit(new IndexStore.Rollback(insert, false));
+    if (!insert.addsNothing()) {
+      submit(new IndexStore.Rollback(insert, false));
+    }
   }
 
   /**
    * The attempt behind {@code insert} ended: if the insert was speculative (its slot is exact), its
-   * blocks that no KV event confirmed since are taken back, as for {@link #rollback}.
+   * blocks that no KV event confirmed since are taken back, as for {@link #rollback}. Nothing is
+   * submitted for an insert that added nothing: routing to the replica that already held the whole
+   * prompt, the common case, then costs no command and no buffer node.
    */
   void endSpeculation(IndexStore.Insert insert) {
-    submit(new IndexStore.Rollback(insert, true));
+    if (!insert.addsNothing()) {
+      submit(new IndexStore.Rollback(insert, true));
+    }
   }
 
   /** Blocks an event says are resident; the slot is in exact mode. */
@@ -314,8 +325,45 @@ final class PrefixIndex {
 
   /**
    * A hint: buffered if it fits (else dropped and counted), then a bounded share of hints applied.
+   * When nothing is buffered and the write lock is free, the hint is applied at once instead: a
+   * drain would have applied it first, so the result is the same, and the buffer's node (24 bytes
+   * per routed insert) is never allocated. A hint submitted concurrently is then ordered after it,
+   * as it would be had it been buffered a moment later.
    */
   private boolean submit(IndexStore.Command c) {
+    if (buffered.get() == 0 && writeLock.tryLock()) {
+      try {
+        if (buffered.get() == 0) {
+          c.apply(store);
+          // the same bound as a drain that applied c first
+          drainSome(1, c.blocks());
+          return true;
+        }
+        // others buffered meanwhile: c goes behind them
+        if (!enqueue(c)) {
+          return false;
+        }
+        drainSome(0, 0);
+        return true;
+      } finally {
+        writeLock.unlock();
+      }
+    }
+    if (!enqueue(c)) {
+      return false;
+    }
+    if (writeLock.tryLock()) {
+      try {
+        drainSome(0, 0);
+      } finally {
+        writeLock.unlock();
+      }
+    }
+    return true;
+  }
+
+  /** Buffers {@code c} if it fits in both bounds; else counts it dropped and returns false. */
+  private boolean enqueue(IndexStore.Command c) {
     long bytes = c.bufferedBytes();
     long before;
     do {
@@ -333,20 +381,17 @@ final class PrefixIndex {
       return false;
     }
     buffer.add(c);
-    if (writeLock.tryLock()) {
-      try {
-        drainSome();
-      } finally {
-        writeLock.unlock();
-      }
-    }
     return true;
   }
 
-  /** Applies at most {@link #DRAIN_COMMANDS} buffered commands or {@link #DRAIN_BLOCKS} blocks. */
-  private void drainSome() {
-    long blocks = 0;
-    for (int n = 0; n < DRAIN_COMMANDS && blocks <= DRAIN_BLOCKS; n++) {
+  /**
+   * Applies buffered commands until {@link #DRAIN_COMMANDS} commands or more than
+   * {@link #DRAIN_BLOCKS} blocks were applied in this call, counting the {@code applied} commands
+   * of {@code appliedBlocks} blocks the caller applied before.
+   */
+  private void drainSome(int applied, long appliedBlocks) {
+    long blocks = appliedBlocks;
+    for (int n = applied; n < DRAIN_COMMANDS && blocks <= DRAIN_BLOCKS; n++) {
       IndexStore.Command c = poll();
       if (c == null) {
         break;

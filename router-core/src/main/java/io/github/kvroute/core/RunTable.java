@@ -166,6 +166,20 @@ final class RunTable {
     return (int) arena[2 * b + 1];
   }
 
+  /**
+   * How many of {@code keys[from, to)} sit at the arena positions {@code b, b + 1, ...}, in order:
+   * the length of the stretch from {@code from} that is stored side by side from {@code b}.
+   */
+  int matching(long[] keys, int from, int to, int b) {
+    long[] a = arena;
+    int n = Math.min(to - from, blockTop - b);
+    int i = 0;
+    while (i < n && a[2 * (b + i)] == keys[from + i]) {
+      i++;
+    }
+    return i;
+  }
+
   private int rec(int r) {
     return r * (1 + stride);
   }

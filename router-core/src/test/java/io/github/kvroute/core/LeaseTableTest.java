@@ -44,8 +44,8 @@ class LeaseTableTest {
     }
     assertThat(table.openCount()).isEqualTo(5_000);
     for (Lease l : leases) {
-      assertThat(table.get(l.ref)).isSameAs(l);
-      assertThat(table.add(lease(l.ref.requestId(), l.ref.attempt()))).isFalse();
+      assertThat(table.get(l.ref())).isSameAs(l);
+      assertThat(table.add(lease(l.ref().requestId(), l.ref().attempt()))).isFalse();
     }
     for (int i = 0; i < leases.size(); i += 2) {
       assertThat(table.close(leases.get(i))).isTrue();
@@ -53,10 +53,10 @@ class LeaseTableTest {
     }
     for (int i = 0; i < leases.size(); i++) {
       Lease l = leases.get(i);
-      assertThat(table.get(l.ref)).isSameAs(i % 2 == 0 ? null : l);
-      assertThat(table.wasClosed(l.ref)).isEqualTo(i % 2 == 0);
-      Lease l2 = lease(l.ref.requestId(), l.ref.attempt() + 1);
-      assertThat(table.olderOpen(l2.ref)).isSameAs(i % 2 == 0 ? null : l);
+      assertThat(table.get(l.ref())).isSameAs(i % 2 == 0 ? null : l);
+      assertThat(table.wasClosed(l.ref())).isEqualTo(i % 2 == 0);
+      Lease l2 = lease(l.ref().requestId(), l.ref().attempt() + 1);
+      assertThat(table.olderOpen(l2.ref())).isSameAs(i % 2 == 0 ? null : l);
     }
     assertThat(table.openCount()).isEqualTo(2_500);
     assertThat(expired).isEmpty();
@@ -72,16 +72,16 @@ class LeaseTableTest {
     ticker.advanceSeconds(9);
     // a is due: invisible to a read, and the read that meets it runs the expiry
     assertThat(expired).isEmpty();
-    assertThat(table.get(a.ref)).isNull();
+    assertThat(table.get(a.ref())).isNull();
     assertThat(expired).containsExactly(a);
-    assertThat(table.wasClosed(a.ref)).isTrue();
+    assertThat(table.wasClosed(a.ref())).isTrue();
     assertThat(table.close(a)).isFalse();
 
     ticker.advanceSeconds(5);
     Lease c = lease("c", 1);
     table.add(c);
     assertThat(expired).containsExactly(a, b);
-    assertThat(table.get(c.ref)).isSameAs(c);
+    assertThat(table.get(c.ref())).isSameAs(c);
     assertThat(table.openCount()).isEqualTo(1);
   }
 
@@ -93,7 +93,7 @@ class LeaseTableTest {
     Lease again = lease("a", 1);
     assertThat(table.add(again)).isTrue();
     assertThat(expired).containsExactly(first);
-    assertThat(table.get(again.ref)).isSameAs(again);
+    assertThat(table.get(again.ref())).isSameAs(again);
     assertThat(table.openCount()).isEqualTo(1);
   }
 
@@ -105,15 +105,15 @@ class LeaseTableTest {
     Lease two = lease("a", 2);
     table.add(two);
     // the latest attempt is the one last superseding, not the highest open
-    assertThat(table.newerOpen(one.ref)).isNull();
+    assertThat(table.newerOpen(one.ref())).isNull();
     assertThat(table.supersede(two)).isSameAs(one);
-    assertThat(table.newerOpen(one.ref)).isSameAs(two);
-    assertThat(table.get(one.ref)).isNull();
-    assertThat(table.wasClosed(one.ref)).isTrue();
+    assertThat(table.newerOpen(one.ref())).isSameAs(two);
+    assertThat(table.get(one.ref())).isNull();
+    assertThat(table.wasClosed(one.ref())).isTrue();
     assertThat(table.olderOpen(new RequestRef("a", 3))).isSameAs(two);
     assertThat(table.close(two)).isTrue();
     assertThat(table.olderOpen(new RequestRef("a", 3))).isNull();
-    assertThat(table.newerOpen(one.ref)).isNull();
+    assertThat(table.newerOpen(one.ref())).isNull();
   }
 
   /**
@@ -176,8 +176,8 @@ class LeaseTableTest {
       assertThat(closedByCall.get() + expired.size()).isEqualTo(threads * perThread);
       assertThat(new java.util.HashSet<>(expired)).hasSameSizeAs(expired);
       for (Lease l : leases) {
-        assertThat(table.get(l.ref)).isNull();
-        assertThat(table.wasClosed(l.ref)).isTrue();
+        assertThat(table.get(l.ref())).isNull();
+        assertThat(table.wasClosed(l.ref())).isTrue();
         assertThat(l.nextByRef).isNull();
         assertThat(l.nextLatest).isNull();
         assertThat(l.olderOpen).isNull();

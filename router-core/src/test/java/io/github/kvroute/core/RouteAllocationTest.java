@@ -90,4 +90,44 @@ class RouteAllocationTest {
     // the decision, its lease and the outcome are a few hundred bytes; the keys would be 4 KiB more
     assertThat(measured / 2_000).isLessThan(2_048);
   }
+
+  /**
+   * Routing a prompt to the slot that already holds all of it, and ending the attempt, costs the
+   * index one object: the insert command (48 bytes). It is applied without a buffer node (24 more),
+   * and the attempt's end submits no rollback (a command and a node, 48 more), as it would take
+   * nothing back. Exact sizes, not a JIT's escape analysis: the objects escape.
+   */
+  @Test
+  void aRoutedInsertOfAHeldPromptAllocatesOnlyItsCommand() {
+    assumeThat(ManagementFactory.getThreadMXBean())
+        .isInstanceOf(com.sun.management.ThreadMXBean.class);
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assumeThat(threads.isThreadAllocatedMemorySupported()).isTrue();
+    threads.setThreadAllocatedMemoryEnabled(true);
+
+    PrefixIndex index = new PrefixIndex(64L << 20, 1L << 20, 1 << 16);
+    int[] slot = index.allocateSlot();
+    int[] tokens = new int[512];
+    for (int i = 0; i < tokens.length; i++) {
+      tokens[i] = i * 7 + 1;
+    }
+    PromptKey prompt = IndexHarness.blocks(tokens);
+    index.kvStored(slot[0], slot[1], prompt.blockHashes());
+    long thread = Thread.currentThread().getId();
+    long measured = 0;
+    for (int round = 0; round < 2; round++) { // the first round warms up
+      long before = threads.getThreadAllocatedBytes(thread);
+      for (int i = 0; i < 2_000; i++) {
+        IndexStore.Insert insert =
+            index.insertRouted(slot[0], slot[1], prompt, prompt.blockCount());
+        index.endSpeculation(insert);
+      }
+      measured = threads.getThreadAllocatedBytes(thread) - before;
+    }
+    assertThat(index.bufferedCommands()).isZero();
+    assertThat(index.slotEntries(slot[0])).isEqualTo(prompt.blockCount());
+    // the insert alone; with a buffer node it would be 72, with the rollback's pair 120
+    assertThat(measured / 2_000).isLessThanOrEqualTo(56);
+  }
 }
