@@ -66,6 +66,25 @@ public final class RoutingDecision {
   }
 
   /**
+   * Routes the whole request to {@code chosen}, with the policy's ranking score: the same decision
+   * as {@code routed(chosen, cost).withScore(score)}, built once (a policy that ranks by a score
+   * returns one on every decision).
+   *
+   * @param chosen the replica to serve the request; its id, epoch and matched tokens are taken
+   * @param cost the predicted time to first token, or {@link CostBreakdown#empty()} to let the router
+   *     estimate it; never a weighted ranking score
+   * @param score the policy's ranking score; finite (see {@link #withScore})
+   * @return a routed decision
+   * @throws IllegalArgumentException if {@code score} is NaN or infinite
+   */
+  public static RoutingDecision routed(CandidateView chosen, CostBreakdown cost, double score) {
+    Checks.notNull(chosen, "chosen");
+    Checks.argument(Double.isFinite(score), "score", score, "finite");
+    return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null, -1,
+        Checks.notNull(cost, "cost"), score, chosen.matchedTokens(), null, null, null);
+  }
+
+  /**
    * Routes prefill to {@code prefill} and decode to {@code decode} (disaggregated serving).
    *
    * @param prefill the replica to prefill on; its matched tokens are taken

@@ -56,6 +56,16 @@ class RoutingDecisionTest {
   }
 
   @Test
+  void routedWithAScoreIsRoutedThenScored_andANonFiniteScoreIsRejectedByName() {
+    assertThat(RoutingDecision.routed(DECODE, COST, 12.5))
+        .isEqualTo(RoutingDecision.routed(DECODE, COST).withScore(12.5));
+    assertThat(RoutingDecision.routed(DECODE, COST, 12.5).score()).hasValue(12.5);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RoutingDecision.routed(DECODE, COST, Double.NaN))
+        .withMessageStartingWith("score: NaN");
+  }
+
+  @Test
   void routedPairServesFromDecodeAndPrefillsOnPrefill() {
     RoutingDecision d = RoutingDecision.routedPair(PREFILL, DECODE, COST);
 

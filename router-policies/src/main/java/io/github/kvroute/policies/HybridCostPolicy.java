@@ -160,7 +160,7 @@ final class HybridCostPolicy implements RoutingPolicy {
     if (PrefixHome.applies(context.peerRouters())) {
       return home(context, onlyFresh, queueing, best, bestMillis);
     }
-    return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
+    return RoutingDecision.routed(best, context.estimate(best), bestMillis);
   }
 
   /**
@@ -196,14 +196,14 @@ final class HybridCostPolicy implements RoutingPolicy {
     }
     if (deepest != null && deepest.cacheFromEvents() && deepest.matchedBlocks() > 0) {
       // an index that follows KV events shows every client's copies: follow it, as a lone router does
-      return RoutingDecision.routed(best, context.estimate(best)).withScore(bestMillis);
+      return RoutingDecision.routed(best, context.estimate(best), bestMillis);
     }
     if (home != null) {
       double ms = rankingMillis(context, home, queueing);
       double credit = PrefixHome.peerCopyCreditMillis(request, home, deepest, externality.pollution,
           externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
       if (ms - credit <= limit) {
-        return RoutingDecision.routed(home, context.estimate(home)).withScore(ms);
+        return RoutingDecision.routed(home, context.estimate(home), ms);
       }
     }
     CandidateView within = null;
@@ -221,7 +221,7 @@ final class HybridCostPolicy implements RoutingPolicy {
         withinRank = rank;
       }
     }
-    return RoutingDecision.routed(within, context.estimate(within)).withScore(withinMillis);
+    return RoutingDecision.routed(within, context.estimate(within), withinMillis);
   }
 
   /** The ranking score of {@code c}: weighted terms plus externalities. */
