@@ -6,7 +6,8 @@
 #   scripts/capacity-means.sh POLICY[,POLICY...]|all [SEEDS] [extra kvroute-sim compare options...]
 #   scripts/capacity-means.sh all 1,2,3 --routers 3 --telemetry-delay-ms 1000
 #
-# SCENARIOS="hot-prefix multi-tenant" limits the scenarios; KVROUTE_SIM_JAR=path compares another build;
+# SCENARIOS="hot-prefix multi-tenant" limits the scenarios; TRACE=mooncake:PATH (or azure:PATH) replays
+# that trace instead of the scenarios (add --replicas N); KVROUTE_SIM_JAR=path compares another build;
 # RAW_OUT=file keeps every run's CSV row (scenario first).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,10 +19,15 @@ if [[ -z "$jar" ]]; then
   "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
   jar="$root/examples/target/kvroute-sim.jar"
 fi
-scenarios=${SCENARIOS:-$(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}')}
+if [[ -n "${TRACE:-}" ]]; then
+  scenarios=$(basename "${TRACE#*:}")
+else
+  scenarios=${SCENARIOS:-$(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}')}
+fi
 for scenario in $scenarios; do
+  if [[ -n "${TRACE:-}" ]]; then source=(--trace "$TRACE"); else source=(--scenario "$scenario"); fi
   for seed in ${seeds//,/ }; do
-    java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
+    java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare "${source[@]}" \
         --seed "$seed" --policies "$policies" --format csv --no-report "$@" \
         2>/dev/null | tail -n +2 | sed "s/^/$scenario,/"
   done
