@@ -64,7 +64,7 @@ class PrefixHomeTest {
   @Property(tries = 50)
   void threeRoutersThatEachMadeTheirOwnCopyConvergeOnOneReplica(
       @ForAll @IntRange(min = 1, max = 10_000) int seed) {
-    // a held copy costs 20 ms, a cold replica 20 + 56 = 76, over the limit of 3 x 20 + 10 = 70; but
+    // a held copy costs 20 ms, a cold replica 20 + 56 = 76, over the limit of 2 x 20 + 10 = 50; but
     // home is credited with the copy the router knows of (the peers send the prefix home), 20 ms,
     // so every router sends it home, whichever copy it made itself
     Request request = TestRequests.request(1_600, seed);
@@ -75,22 +75,77 @@ class PrefixHomeTest {
     assertThat(chosen).hasSize(1);
   }
 
+  /** {@code fleet} as an index that follows KV events shows it: every client's copies. */
+  private static List<CandidateView> fromEvents(List<CandidateView> fleet) {
+    List<CandidateView> views = new ArrayList<>();
+    for (CandidateView v : fleet) {
+      views.add(CandidateView.newBuilder().replicaId(v.replicaId()).prefill(20, 0.035)
+          .estimatedQueueMillis(v.estimatedQueueMillis()).matched(v.matchedBlocks(), v.matchedTokens())
+          .cacheFromEvents(true).build());
+    }
+    return views;
+  }
+
+  private static HybridCostPolicy newRouter() {
+    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.POLLUTION);
+  }
+
   @Property(tries = 30)
-  void anIndexThatFollowsKvEventsIsFollowed_andEarnsNoCredit(
+  void underKvEventsANewPrefixFollowsTheCopyShown_andHomeEarnsNoCredit(
       @ForAll @IntRange(min = 1, max = 10_000) int seed) {
-    // the same own-copy fleets under KV events: each router's index shows every client's copies,
-    // so the one it shows is real and the cheapest; home is not credited with it
+    // each router's events show one copy, on replica-r: held at 20 ms, a cold home at 76 ms is over
+    // 2 x 20 + 10 for a prefix the router has not routed, and is not credited with the copy (the
+    // index would show it at home if the peers had put it there)
     Request request = TestRequests.request(1_600, seed);
     for (int router = 0; router < 3; router++) {
-      List<CandidateView> views = new ArrayList<>();
-      for (CandidateView v : ownCopyFleet(router)) {
-        views.add(CandidateView.newBuilder().replicaId(v.replicaId()).prefill(20, 0.035)
-            .matched(v.matchedBlocks(), v.matchedTokens()).cacheFromEvents(true).build());
-      }
-      assertThat(route(request, views, 2)).isEqualTo("replica-" + router);
+      List<CandidateView> views = fromEvents(ownCopyFleet(router));
+      assertThat(route(newRouter(), request, views, 2)).isEqualTo("replica-" + router);
       CandidateView cold = views.get((router + 1) % 6);
       assertThat(PrefixHome.peerCopyCreditMillis(request, cold, views.get(router), true, 2)).isZero();
     }
+  }
+
+  @Property(tries = 30)
+  void routersWhoseEventsShowTwoCopiesAllFollowTheSameOne(
+      @ForAll @IntRange(min = 1, max = 10_000) int seed) {
+    // replicas 1 and 4 hold the prompt, as every router's KV events show; each router's own sends
+    // make a different copy the cheaper, by a few milliseconds: following the cheapest would keep
+    // both copies in use, one per router
+    Request request = TestRequests.request(1_600, seed);
+    Set<String> chosen = new HashSet<>();
+    for (int router = 0; router < 3; router++) {
+      List<CandidateView> fleet = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        CandidateView.Builder b = CandidateView.newBuilder().replicaId("replica-" + i)
+            .estimatedQueueMillis(i == 1 ? 3.0 * router : i == 4 ? 3.0 * (2 - router) : 0);
+        fleet.add((i == 1 || i == 4 ? b.matched(100, 1_600) : b).build());
+      }
+      String replica = route(newRouter(), request, fromEvents(fleet), 2);
+      assertThat(replica).isIn("replica-1", "replica-4");
+      chosen.add(replica);
+    }
+    assertThat(chosen).as("one copy for all three routers").hasSize(1);
+  }
+
+  @Test
+  void underKvEventsARecurringPrefixGoesHomeWithinTheSlack_evenPastACopyElsewhere() {
+    // the events show one copy, off home; the prefix is one of many this router routes, so home,
+    // cold at 76 ms, is within 5 x 20 + 10: the routers converge on home instead of on whichever
+    // copy each made while the others' events were on their way
+    Request request = TestRequests.request(1_600, 21);
+    HybridCostPolicy router = newRouter();
+    String home = route(router, request, fromEvents(fleetWithBusy(null)), 2);
+    for (int other = 0; other < 11; other++) {
+      route(router, TestRequests.request(1_600, 200 + other), fleetWithBusy(null), 2);
+    }
+    List<CandidateView> fleet = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String id = "replica-" + i;
+      CandidateView.Builder b = CandidateView.newBuilder().replicaId(id);
+      boolean copy = !id.equals(home) && fleet.stream().noneMatch(v -> v.matchedBlocks() > 0);
+      fleet.add((copy ? b.matched(100, 1_600) : b).build());
+    }
+    assertThat(route(router, request, fromEvents(fleet), 2)).isEqualTo(home);
   }
 
   @Test
