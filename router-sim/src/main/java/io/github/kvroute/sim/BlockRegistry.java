@@ -77,6 +77,8 @@ final class BlockRegistry {
       prev.nextHolder = b.nextHolder;
     }
     b.nextHolder = null;
+    b.succ = null;
+    b.dropped = true;
     holderCount--;
   }
 

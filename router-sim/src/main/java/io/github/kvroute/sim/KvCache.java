@@ -23,6 +23,14 @@ import io.github.kvroute.api.PromptKey;
  * freed). On release, pinned blocks are unpinned deepest-first, so a prompt's tail is evicted before
  * its root, as vLLM's free-block queue does; private blocks are freed.
  *
+ * <p>The prefix walks (the hit walk at enqueue and at admission) find block {@code i + 1} through
+ * {@link CachedBlock#succ} of block {@code i} when that memo still names a cached block of this
+ * replica with the sought hash, which is exactly what the registry would answer (a replica holds a
+ * hash at most once), and probe the registry otherwise, recording the answer in the memo. Registering
+ * a prompt's blocks links each to the next. Every cached block holds at most one such reference, to a
+ * cached block or to a dropped one that holds none, so the memos keep at most as many dropped blocks
+ * alive as there are cached ones: bounded by the KV capacity, like the registry.
+ *
  * <p>Not thread-safe: owned by its replica's engine.
  */
 final class KvCache {
@@ -77,10 +85,36 @@ final class KvCache {
   int leadingHits(PromptKey prompt) {
     int n = prompt.blockCount();
     int h = 0;
-    while (h < n && registry.lookup(prompt.blockHash(h), replica) != null) {
+    CachedBlock prev = null;
+    while (h < n) {
+      CachedBlock b = lookupAfter(prev, prompt.blockHash(h));
+      if (b == null) {
+        break;
+      }
+      prev = b;
       h++;
     }
     return h;
+  }
+
+  /**
+   * This replica's cached copy of {@code hash}, the block after {@code prev} (null for a prompt's
+   * first block) in the prompt being walked: {@code prev}'s memo if it still answers, else the
+   * registry's answer, then memoized.
+   */
+  private CachedBlock lookupAfter(CachedBlock prev, long hash) {
+    if (prev == null) {
+      return registry.lookup(hash, replica);
+    }
+    CachedBlock s = prev.succ;
+    if (s != null && s.hash == hash && !s.dropped) {
+      return s;
+    }
+    CachedBlock b = registry.lookup(hash, replica);
+    if (b != null) {
+      prev.succ = b;
+    }
+    return b;
   }
 
   /** Tokens of a prompt a prefill would reuse with {@code hits} leading blocks cached. */
@@ -103,11 +137,13 @@ final class KvCache {
     CachedBlock[] pins = s.pins;
     int hits = 0;
     int unpinnedHits = 0;
+    CachedBlock prev = null;
     while (hits < n) {
-      CachedBlock b = registry.lookup(prompt.blockHash(hits), replica);
+      CachedBlock b = lookupAfter(prev, prompt.blockHash(hits));
       if (b == null) {
         break;
       }
+      prev = b;
       pins[hits++] = b;
       if (b.refs == 0) {
         unpinnedHits++;
@@ -174,6 +210,9 @@ final class KvCache {
       privateBlocks--;
       s.privateBlocks--;
       s.pins[i] = b;
+      if (i > 0) {
+        s.pins[i - 1].succ = b;
+      }
     }
     s.pinnedCount = n;
   }
