@@ -72,4 +72,21 @@ final class IndexReference {
   long entries() {
     return recency.stream().mapToLong(Map::size).sum();
   }
+
+  /**
+   * Runs {@code writers} to completion while {@code reader} runs, then tells the reader to stop
+   * ({@code done}) and waits for it: the concurrent half of the index's model-based tests.
+   */
+  static void writeWhileReading(Thread reader, Thread[] writers,
+      java.util.concurrent.atomic.AtomicBoolean done) throws InterruptedException {
+    reader.start();
+    for (Thread t : writers) {
+      t.start();
+    }
+    for (Thread t : writers) {
+      t.join();
+    }
+    done.set(true);
+    reader.join();
+  }
 }

@@ -27,14 +27,20 @@ import org.junit.jupiter.api.Test;
 class RouteAllocationTest {
   private static final String MODEL = "m";
 
-  @Test
-  void aLongPromptIsRoutedWithoutCopyingItsKeys() {
+  /** The JVM's per-thread allocated-bytes counter, switched on; the test is skipped without one. */
+  private static com.sun.management.ThreadMXBean allocationCounter() {
     assumeThat(ManagementFactory.getThreadMXBean())
         .isInstanceOf(com.sun.management.ThreadMXBean.class);
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     assumeThat(threads.isThreadAllocatedMemorySupported()).isTrue();
     threads.setThreadAllocatedMemoryEnabled(true);
+    return threads;
+  }
+
+  @Test
+  void aLongPromptIsRoutedWithoutCopyingItsKeys() {
+    com.sun.management.ThreadMXBean threads = allocationCounter();
 
     Router router = Router.newBuilder().seed(1).policy(new RoutingPolicy() {
       @Override
@@ -99,12 +105,7 @@ class RouteAllocationTest {
    */
   @Test
   void aRoutedInsertOfAHeldPromptAllocatesOnlyItsCommand() {
-    assumeThat(ManagementFactory.getThreadMXBean())
-        .isInstanceOf(com.sun.management.ThreadMXBean.class);
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    assumeThat(threads.isThreadAllocatedMemorySupported()).isTrue();
-    threads.setThreadAllocatedMemoryEnabled(true);
+    com.sun.management.ThreadMXBean threads = allocationCounter();
 
     PrefixIndex index = new PrefixIndex(64L << 20, 1L << 20, 1 << 16);
     int[] slot = index.allocateSlot();

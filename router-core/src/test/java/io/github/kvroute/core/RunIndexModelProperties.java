@@ -330,15 +330,7 @@ class RunIndexModelProperties {
         }
       });
     }
-    reader.start();
-    for (Thread t : writers) {
-      t.start();
-    }
-    for (Thread t : writers) {
-      t.join();
-    }
-    done.set(true);
-    reader.join();
+    IndexReference.writeWhileReading(reader, writers, done);
     ix.flush();
 
     assertThat(failed).containsOnlyNulls();
