@@ -36,6 +36,10 @@ package io.github.kvroute.core;
  * carry a whole decode step), and vLLM's {@code request_prefill_time_seconds} histogram, scheduled to
  * first token, counts the batch's other work: 3-20x the true rate on mixed-sizes.
  *
+ * <p>The rate learnt here is this replica's evidence; what the router ranks by is that rate as
+ * {@link FleetRate} judges it against the other replicas' (within a factor of two of the fleet's
+ * median, the median), because each replica's samples come from the traffic the router chose for it.
+ *
  * <p><b>Disaggregated attempts.</b> The lessons are the prefill replica's, so each is given the
  * attempt's TTFT as that replica served it ({@code Feedback.prefillTtftMillis}): a pair's TTFT also
  * holds the KV move to the decode replica, which, learnt as prefill, made a replica with a slow link
@@ -156,6 +160,22 @@ final class Calibration {
   /** The learnt cost per token, or {@code fallback} until enough samples agree. */
   double msPerToken(double fallback) {
     return rateSamples >= MIN_SAMPLES ? msPerToken : fallback;
+  }
+
+  /**
+   * The cost per token to rank by: the learnt one as the fleet judges it ({@link FleetRate.Pool#judge}),
+   * the fleet's until this replica has learnt its own, {@code fallback} while no replica has.
+   */
+  double msPerToken(FleetRate.Pool fleet, double fallback) {
+    if (rateSamples < MIN_SAMPLES) {
+      return fleet.replicas() > 0 ? fleet.medianMsPerToken() : fallback;
+    }
+    return fleet.judge(msPerToken);
+  }
+
+  /** Whether enough samples agree for {@link #msPerToken(double)} to be this replica's own. */
+  boolean rateLearnt() {
+    return rateSamples >= MIN_SAMPLES;
   }
 
   double reliability() {

@@ -81,6 +81,8 @@ final class Fleet {
   private final long maxClockSkewNanos;
   private final long maxEpochAdvance;
   private final LongAdder kvEventGaps;
+  /** The replicas' learnt prefill rates pooled, refreshed on reports. */
+  private final FleetRate rates = new FleetRate();
 
   /**
    * @param meanWork the unit of a queue reported only as a waiting count
@@ -114,12 +116,15 @@ final class Fleet {
     return byId.get(replicaId);
   }
 
-  /** Prefill cost per token on {@code entry}: reported throughput, else calibration, else default. */
+  /**
+   * Prefill cost per token on {@code entry}: reported throughput, else its calibration drawn toward
+   * the fleet's ({@link FleetRate}), else the default.
+   */
   double msPerToken(ReplicaEntry entry, ReplicaSnapshot s) {
     if (s != null && s.prefillTokensPerSecond().isPresent()) {
       return 1000.0 / s.prefillTokensPerSecond().getAsDouble();
     }
-    return entry.calibration.msPerToken(costModel.prefillMillisPerToken());
+    return entry.calibration.msPerToken(rates.pool(), costModel.prefillMillisPerToken());
   }
 
   /** Unseen (other routers') arrival rate at {@code entry}. */
@@ -219,6 +224,7 @@ final class Fleet {
     if (restartedFrom >= 0) {
       restarted(entry, restartedFrom, s.epoch());
     }
+    rates.maybeRefresh(members, now);
     if (previous != s.state()) {
       listener.onReplicaStateChanged(s.replicaId(), s.epoch(), previous, s.state());
       if (s.state() == ReplicaState.STOPPED) {

@@ -1,0 +1,96 @@
+package io.github.kvroute.core;
+
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The fleet's prefill cost per token: the median of the replicas' learnt rates, and the rule that a
+ * replica ranks by its own rate only where that differs from the median by more than learning can
+ * explain.
+ *
+ * <h2>Design notes</h2>
+ * Each replica learns its rate from its own outcomes ({@link Calibration}), a few dozen samples deep,
+ * and those samples depend on the traffic the router gave it (how long its prompts were, how much of
+ * each was cached, how busy its batch was). Ranking by the learnt rates closes a loop: a replica whose
+ * estimate came out slow gets less of the traffic that would correct it, and one that came out fast
+ * gets more. On the Mooncake conversation trace (16 identical replicas, one router, stock vLLM
+ * telemetry, seed 1) the rates spread from 0.064 to 0.083 ms per token, about three times what their
+ * own fits' standard errors explain, and the four that looked fastest took 1,300-1,500 requests each
+ * against 44 for the slowest-looking: an imbalance of 2.07 and a prefix hit ratio of 0.16. Shrinking
+ * each rate toward the mean by its standard error against the measured spread (empirical Bayes)
+ * hardly moved them, because the spread is real: it is the loop's, not the hardware's.
+ *
+ * <p>So a replica's learnt rate counts only beyond a dead zone of a factor of
+ * {@value #SAME_SPEED_RATIO} around the fleet's median, in log space: within it, the replica ranks
+ * by the median; beyond it, by its rate divided (or multiplied) by that factor, so that a replica five
+ * times slower still ranks 2.5 times slower. A replica still learning ranks by the median (the
+ * fleet's experience is a better first guess than the configured prior); with a single learnt rate
+ * there is nothing to judge it by, and it counts as it is. The median, not the mean, so that a few
+ * slow replicas do not make the rest look slow. The factor was chosen from a sweep
+ * (docs/cost-model.md, "Calibration").
+ *
+ * <p>The pool is recomputed from the members at most once per {@value #REFRESH_MILLIS} ms, on a
+ * report (off the decision path), and published as one immutable {@link Pool}.
+ *
+ * <p>Thread-safety: thread-safe. {@link #maybeRefresh} elects one refreshing thread by a CAS on the
+ * next refresh time; the pool is read lock-free through a volatile field.
+ */
+final class FleetRate {
+  static final double SAME_SPEED_RATIO = 2;
+  static final long REFRESH_MILLIS = 1_000;
+  private static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS);
+  private static final double DEAD_ZONE = Math.log(SAME_SPEED_RATIO);
+
+  /** The fleet's learnt rates summarised; {@link #NONE} until a replica has learnt one. */
+  record Pool(double medianMsPerToken, int replicas) {
+    static final Pool NONE = new Pool(Double.NaN, 0);
+
+    /** The rate to rank a replica by whose learnt rate is {@code own}. */
+    double judge(double own) {
+      if (replicas < 2 || !(own > 0)) {
+        return own;
+      }
+      double beyond = Math.log(own / medianMsPerToken);
+      if (Math.abs(beyond) <= DEAD_ZONE) {
+        return medianMsPerToken;
+      }
+      return medianMsPerToken * Math.exp(beyond - Math.copySign(DEAD_ZONE, beyond));
+    }
+  }
+
+  private final AtomicLong nextRefreshNanos = new AtomicLong(Long.MIN_VALUE);
+  private volatile Pool pool = Pool.NONE;
+
+  Pool pool() {
+    return pool;
+  }
+
+  /** Recomputes the pool from {@code members} if the last refresh is old enough. */
+  void maybeRefresh(ReplicaEntry[] members, long nowNanos) {
+    long next = nextRefreshNanos.get();
+    if (next != Long.MIN_VALUE && nowNanos - next < 0) {
+      return;
+    }
+    if (nextRefreshNanos.compareAndSet(next, nowNanos + REFRESH_NANOS)) {
+      pool = pooled(members);
+    }
+  }
+
+  /** The pool of {@code members}' learnt rates (unlearnt and removed replicas left out). */
+  static Pool pooled(ReplicaEntry[] members) {
+    double[] rates = new double[members.length];
+    int n = 0;
+    for (ReplicaEntry e : members) {
+      if (!e.removed && e.calibration.rateLearnt()) {
+        rates[n++] = e.calibration.msPerToken(Double.NaN);
+      }
+    }
+    if (n == 0) {
+      return Pool.NONE;
+    }
+    Arrays.sort(rates, 0, n);
+    double median = n % 2 == 1 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+    return new Pool(median, n);
+  }
+}
