@@ -1,5 +1,7 @@
 package io.github.kvroute.core;
 
+import java.util.OptionalDouble;
+
 /**
  * What outcomes taught the router about one replica: its prefill cost per token (an EWMA of
  * {@code (ttft - queue - overhead) / computed tokens}), how often its cache beliefs held (an EWMA of
@@ -37,7 +39,7 @@ package io.github.kvroute.core;
  * first token, counts the batch's other work: 3-20x the true rate on mixed-sizes.
  *
  * <p>The rate learnt here is this replica's evidence; what the router ranks by is that rate as
- * {@link FleetRate} judges it against the other replicas' (within a factor of two of the fleet's
+ * {@link FleetRate} judges it against the other replicas' (within a factor of 1.25 of the fleet's
  * median, the median), because each replica's samples come from the traffic the router chose for it.
  *
  * <p><b>Disaggregated attempts.</b> The lessons are the prefill replica's, so each is given the
@@ -171,6 +173,11 @@ final class Calibration {
       return fleet.replicas() > 0 ? fleet.medianMsPerToken() : fallback;
     }
     return fleet.judge(msPerToken);
+  }
+
+  /** The learnt cost per token, empty until enough samples agree. */
+  OptionalDouble learntMsPerToken() {
+    return rateSamples >= MIN_SAMPLES ? OptionalDouble.of(msPerToken) : OptionalDouble.empty();
   }
 
   /** Whether enough samples agree for {@link #msPerToken(double)} to be this replica's own. */

@@ -23,12 +23,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>So a replica's learnt rate counts only beyond a dead zone of a factor of
  * {@value #SAME_SPEED_RATIO} around the fleet's median, in log space: within it, the replica ranks
- * by the median; beyond it, by its rate divided (or multiplied) by that factor, so that a replica five
- * times slower still ranks 2.5 times slower. A replica still learning ranks by the median (the
- * fleet's experience is a better first guess than the configured prior); with a single learnt rate
- * there is nothing to judge it by, and it counts as it is. The median, not the mean, so that a few
- * slow replicas do not make the rest look slow. The factor was chosen from a sweep
- * (docs/cost-model.md, "Calibration").
+ * by the median; beyond it, by its rate divided (or multiplied) by that factor, so that a replica
+ * twice as slow ranks 1.6 times slower and one five times slower 4 times. The edge is continuous on
+ * purpose: with a step there (inside the zone the median, outside the replica's own rate) the loop
+ * simply moved to the edge, and a replica just past it lost its traffic for good (Mooncake, 16
+ * replicas: imbalance 1.39 against 1.20). A replica still learning ranks by the median (the fleet's
+ * experience is a better first guess than the configured prior); with a single learnt rate there
+ * is nothing to judge it by, and it counts as it is. The median, not the mean, so that a few slow
+ * replicas do not make the rest look slow. The factor was chosen from a sweep (docs/cost-model.md,
+ * "Calibration").
  *
  * <p>The pool is recomputed from the members at most once per {@value #REFRESH_MILLIS} ms, on a
  * report (off the decision path), and published as one immutable {@link Pool}.
@@ -37,7 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * next refresh time; the pool is read lock-free through a volatile field.
  */
 final class FleetRate {
-  static final double SAME_SPEED_RATIO = 2;
+  static final double SAME_SPEED_RATIO = 1.25;
   static final long REFRESH_MILLIS = 1_000;
   private static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS);
   private static final double DEAD_ZONE = Math.log(SAME_SPEED_RATIO);

@@ -4,6 +4,7 @@ import io.github.kvroute.api.BreakerState;
 import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaState;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * What one router knows about one replica right now, for hosts' admin endpoints and dashboards.
@@ -26,8 +27,11 @@ import java.util.Optional;
  * @param queueFactor how much longer than estimated its queues have taken to drain, learnt from
  *     outcomes (1 until they say otherwise); admission judges deadlines by the estimate times this
  * @param prefillMillisPerToken the prefill cost per computed token the router uses for it now: the
- *     reported throughput, else learnt from outcomes (TTFTs) once enough samples agree, else the
- *     cost model's configured prior
+ *     reported throughput, else the one learnt from its outcomes as the fleet judges it (the median
+ *     of the replicas' learnt rates unless this one's differs from it by more than a factor of 1.25;
+ *     docs/cost-model.md, "Calibration"), else the cost model's configured prior
+ * @param learntPrefillMillisPerToken the prefill cost per computed token learnt from this replica's
+ *     own outcomes (TTFTs), empty until enough samples agree
  *
  * <p>Immutable and thread-safe.
  */
@@ -46,4 +50,5 @@ public record ReplicaStatus(
     int indexEntries,
     double cacheHitReliability,
     double queueFactor,
-    double prefillMillisPerToken) {}
+    double prefillMillisPerToken,
+    OptionalDouble learntPrefillMillisPerToken) {}

@@ -337,7 +337,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
           observed == Long.MIN_VALUE ? -1 : Math.max(0, now - observed) / 1e6,
           r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact && !e.degraded, e.degraded,
           index.slotEntries(e.slot), e.calibration.reliability(), e.calibration.queueFactor(),
-          fleet.msPerToken(e, s)));
+          fleet.msPerToken(e, s), e.calibration.learntMsPerToken()));
     }
     return out;
   }

@@ -71,9 +71,13 @@ class FleetRateTest {
     }
   }
 
-  private double rankedRate(String replicaId) {
+  private ReplicaStatus status(String replicaId) {
     return router.replicas().stream().filter(s -> s.replicaId().equals(replicaId)).findFirst()
-        .orElseThrow().prefillMillisPerToken();
+        .orElseThrow();
+  }
+
+  private double rankedRate(String replicaId) {
+    return status(replicaId).prefillMillisPerToken();
   }
 
   @Test
@@ -87,6 +91,8 @@ class FleetRateTest {
     for (String id : IDS) {
       assertThat(rankedRate(id)).as(id).isCloseTo(0.10, within(1e-9));
     }
+    assertThat(status("r2").learntPrefillMillisPerToken()).as("its own evidence is kept")
+        .hasValueCloseTo(0.12, within(1e-9));
   }
 
   @Test
@@ -106,6 +112,7 @@ class FleetRateTest {
     reportAll();
     double prior = router.costModel().prefillMillisPerToken();
     assertThat(rankedRate("r1")).as("nothing learnt yet").isEqualTo(prior);
+    assertThat(status("r1").learntPrefillMillisPerToken()).isEmpty();
 
     learn("r0", 0.30);
     reportAll();

@@ -187,7 +187,8 @@ final class Simulation implements ReplicaHost {
       double truth = (engine != null ? engine.model : scenario.replicaModel())
           .prefillMillisPerToken();
       out.add(new SimulationResult.Calibration(st.replicaId(), truth,
-          r.costModel().prefillMillisPerToken(), st.prefillMillisPerToken()));
+          r.costModel().prefillMillisPerToken(),
+          st.learntPrefillMillisPerToken().orElse(st.prefillMillisPerToken())));
     }
     return out;
   }

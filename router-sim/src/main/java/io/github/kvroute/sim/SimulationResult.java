@@ -41,8 +41,9 @@ public final class SimulationResult {
 
   /**
    * What one router believed about one replica's prefill cost per computed token at the end of the
-   * run, beside the simulated engine's true constant (a slowed replica's own): its configured prior (off by the scenario's prior
-   * error factor) and what it had learnt from outcomes (the prior until enough samples).
+   * run, beside the simulated engine's true constant (a slowed replica's own): its configured prior
+   * (off by the scenario's prior error factor) and what it had learnt from the replica's own
+   * outcomes (until enough samples, the rate it ranked by: the fleet's median or the prior).
    */
   public record Calibration(String replicaId, double trueMillisPerToken, double priorMillisPerToken,
       double learntMillisPerToken) {
