@@ -165,14 +165,11 @@ final class Calibration {
   }
 
   /**
-   * The cost per token to rank by: the learnt one as the fleet judges it ({@link FleetRate.Pool#judge}),
-   * the fleet's until this replica has learnt its own, {@code fallback} while no replica has.
+   * The cost per token to rank by: the learnt one as the fleet judges it
+   * ({@link FleetRate.Pool#judge}), or {@code fallback} until enough samples agree.
    */
   double msPerToken(FleetRate.Pool fleet, double fallback) {
-    if (rateSamples < MIN_SAMPLES) {
-      return fleet.replicas() > 0 ? fleet.medianMsPerToken() : fallback;
-    }
-    return fleet.judge(msPerToken);
+    return rateSamples >= MIN_SAMPLES ? fleet.judge(msPerToken) : fallback;
   }
 
   /** The learnt cost per token, empty until enough samples agree. */

@@ -27,11 +27,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * twice as slow ranks 1.6 times slower and one five times slower 4 times. The edge is continuous on
  * purpose: with a step there (inside the zone the median, outside the replica's own rate) the loop
  * simply moved to the edge, and a replica just past it lost its traffic for good (Mooncake, 16
- * replicas: imbalance 1.39 against 1.20). A replica still learning ranks by the median (the fleet's
- * experience is a better first guess than the configured prior); with a single learnt rate there
- * is nothing to judge it by, and it counts as it is. The median, not the mean, so that a few slow
- * replicas do not make the rest look slow. The factor was chosen from a sweep (docs/cost-model.md,
- * "Calibration").
+ * replicas: imbalance 1.39 against 1.20). With a single learnt rate there is nothing to judge it by,
+ * and it counts as it is. The median, not the mean, so that a few slow replicas do not make the rest
+ * look slow. The factor was chosen from a sweep (docs/cost-model.md, "Calibration").
+ *
+ * <p>A replica still learning keeps the configured prior rather than taking the median. On a busy
+ * fleet few attempts find their replica idle, so few replicas learn a rate at all, and a learnt rate
+ * is biased by what the fit cannot see (other routers' prefills ahead, attention growing with long
+ * prompts): on {@code rag-long-docs} with three routers one replica learnt 0.052 ms per token against
+ * a true 0.0325, and giving that to the three still learning halved goodput on one seed (5.52 to
+ * 2.98 requests per second).
  *
  * <p>The pool is recomputed from the members at most once per {@value #REFRESH_MILLIS} ms, on a
  * report (off the decision path), and published as one immutable {@link Pool}.
