@@ -18,6 +18,7 @@ import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
 
@@ -199,8 +200,6 @@ final class DecisionPipeline {
   private void vetoInfinite(DecisionContext s) {
     for (int i = 0; i < s.viewCount; i++) {
       MutableView v = s.views[i];
-      v.request = s.request;
-      v.standardMillis = Double.NaN;
       v.standardMillis = estimate.fill(s.request, v);
     }
     keepFinite(s.mixed);
@@ -213,7 +212,10 @@ final class DecisionPipeline {
     for (int i = 0; i < list.size; i++) {
       MutableView v = list.items[i];
       if (v.standardMillis != Double.POSITIVE_INFINITY) {
-        list.items[kept++] = v;
+        if (kept != i) {
+          list.items[kept] = v;
+        }
+        kept++;
       }
     }
     list.size = kept;
@@ -234,8 +236,14 @@ final class DecisionPipeline {
       MutableView v = s.views[s.viewCount++];
       v.probe = permit == ReplicaBreaker.Permit.PROBE && !s.dryRun;
       v.avoided = false;
-      v.entry = entry;
-      v.snapshot = snap;
+      // references only when they change: see MutableView's notes
+      if (v.entry != entry) {
+        v.entry = entry;
+      }
+      if (v.snapshot != snap) {
+        v.snapshot = snap;
+      }
+      v.standardMillis = Double.NaN;
       v.epoch = snap.epoch();
       int slot = entry.slot;
       if ((slot >>> 6) < words) {
@@ -312,7 +320,10 @@ final class DecisionPipeline {
     v.meanRequestCostMillis = meanWork.millis();
     v.cacheHitReliability = entry.calibration.reliability();
     v.cacheFromEvents = entry.exact;
-    v.recentTtftMillis = entry.recentTtftMillis;
+    OptionalDouble ttft = entry.recentTtftMillis;
+    if (v.recentTtftMillis != ttft) {
+      v.recentTtftMillis = ttft;
+    }
   }
 
   private RoutingDecision decide(DecisionContext s) {

@@ -11,15 +11,31 @@ import java.util.OptionalLong;
  * The router's reusable {@link CandidateView}: one per candidate slot in a thread's decision
  * context, refilled for every decision so that routing allocates no view objects.
  *
+ * <h2>Design notes</h2>
+ * The views live as long as their context, so under G1 every store of a reference into one that
+ * points into another region pays the collector's card-marking barrier, a {@code StoreLoad} fence
+ * (storing the entry, the snapshot and the request into 64 views was a sixth of a 64-replica
+ * decision). So the reference fields are written only when they change ({@link #entry} and
+ * {@link #snapshot} stay from one decision to the next while the fleet does), and the request the
+ * view was filled for is not stored at all: it is its {@link #owner}'s request of the moment.
+ *
  * <p>Not thread-safe: owned by one thread's {@link DecisionContext}.
  */
 final class MutableView implements CandidateView {
+  /** The context whose pool holds this view; its request is the one the view is filled for. */
+  final DecisionContext owner;
+  /**
+   * The replica and its report as of the latest decision that had this view among its candidates;
+   * kept after it (written again only when they change: see the class notes).
+   */
   ReplicaEntry entry;
   ReplicaSnapshot snapshot;
   long epoch;
   double snapshotAgeMillis;
-  /** The request this view was filled for, and its standard estimate (NaN until computed). */
-  Request request;
+  /**
+   * The standard estimate for its owner's request, NaN until computed in the decision in progress
+   * (set to NaN when the view becomes a candidate).
+   */
   double standardMillis = Double.NaN;
   /** The standard estimate's terms when {@link #standardMillis} was computed, in the terms' order. */
   double[] termMillis = new double[0];
@@ -56,6 +72,18 @@ final class MutableView implements CandidateView {
   /** Taken out of the candidates: it holds the request's earlier attempt ({@link AttemptPlacement}). */
   boolean avoided;
   final DispatchLedger.Reading reading = new DispatchLedger.Reading();
+
+  MutableView(DecisionContext owner) {
+    this.owner = owner;
+  }
+
+  /**
+   * Whether this view is filled for {@code request} in the decision in progress: its owner is
+   * deciding that request and the standard estimate is computed.
+   */
+  boolean filledFor(Request request) {
+    return owner.request == request && request != null && !Double.isNaN(standardMillis);
+  }
 
   /** KV tokens freed here per second by finishing sends (for a decode replica's readiness). */
   double freedKvTokensPerSecond() {

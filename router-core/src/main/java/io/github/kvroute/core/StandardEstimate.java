@@ -113,8 +113,7 @@ final class StandardEstimate {
    * filled.
    */
   double totalMillis(Request request, CandidateView candidate) {
-    if (candidate instanceof MutableView v && v.request == request
-        && !Double.isNaN(v.standardMillis)) {
+    if (candidate instanceof MutableView v && v.filledFor(request)) {
       return v.standardMillis;
     }
     double total = 0;
@@ -197,8 +196,8 @@ final class StandardEstimate {
 
   /** Whether {@code candidate} is a pooled view whose terms {@link #fill} remembered for {@code request}. */
   private boolean isFilled(Request request, CandidateView candidate) {
-    return candidate instanceof MutableView v && v.request == request
-        && !Double.isNaN(v.standardMillis) && v.termMillis.length == terms.length;
+    return candidate instanceof MutableView v && v.filledFor(request)
+        && v.termMillis.length == terms.length;
   }
 
   /** Term {@code i}'s value, contained as the class comment says. */
