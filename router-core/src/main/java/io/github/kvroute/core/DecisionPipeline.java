@@ -10,7 +10,6 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
-import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
@@ -19,7 +18,6 @@ import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
 import java.util.List;
 import java.util.OptionalDouble;
-import java.util.OptionalLong;
 import java.util.function.Consumer;
 
 /**
@@ -182,8 +180,15 @@ final class DecisionPipeline {
     if (anyMatchable && prompt.blockCount() > 0) {
       index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot);
     }
+    boolean matched = anyMatchable && prompt.blockCount() > 0;
+    // one mean for the whole decision (a concurrent route may move it; the candidates share one)
+    double meanMillis = meanWork.millis();
     for (int i = 0; i < s.viewCount; i++) {
-      fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
+      MutableView v = s.views[i];
+      fill(v, request, now, matched, s, maskWords, meanMillis);
+      // the estimate right after the view's fill, while its fields are in the cache: a term reads
+      // only its request and candidate, so no view's terms depend on another's fill
+      v.standardMillis = estimate.fill(request, v);
     }
     vetoInfinite(s);
     Lease earlier = request.attempt() > 1
@@ -194,14 +199,10 @@ final class DecisionPipeline {
   }
 
   /**
-   * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a
-   * term vetoed it), so that no policy can choose it; remembers the others' totals.
+   * Takes out of the candidate lists every view whose standard estimate (computed with its fill) is
+   * {@code +Infinity} (a term vetoed it), so that no policy can choose it.
    */
-  private void vetoInfinite(DecisionContext s) {
-    for (int i = 0; i < s.viewCount; i++) {
-      MutableView v = s.views[i];
-      v.standardMillis = estimate.fill(s.request, v);
-    }
+  private static void vetoInfinite(DecisionContext s) {
     keepFinite(s.mixed);
     keepFinite(s.prefill);
     keepFinite(s.decode);
@@ -241,7 +242,7 @@ final class DecisionPipeline {
         v.entry = entry;
       }
       if (v.snapshot != snap) {
-        v.snapshot = snap;
+        v.report(snap);
       }
       v.standardMillis = Double.NaN;
       v.epoch = snap.epoch();
@@ -259,7 +260,8 @@ final class DecisionPipeline {
     return any;
   }
 
-  private void fill(MutableView v, Request request, long now, boolean matched, DecisionContext s, int words) {
+  private void fill(MutableView v, Request request, long now, boolean matched, DecisionContext s,
+      int words, double meanMillis) {
     ReplicaEntry entry = v.entry;
     ReplicaSnapshot snap = v.snapshot;
     DispatchLedger.Reading r = v.reading;
@@ -273,12 +275,9 @@ final class DecisionPipeline {
     v.estimatedQueueMillis = r.queueMillis;
     v.queueFactor = entry.calibration.queueFactor();
     v.queueFactorSpread = entry.calibration.queueFactorSpread();
-    boolean reportsWork =
-        snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
     // reported counts are host input: sums saturate rather than wrap to negative
-    v.estimatedOutstandingTokens = reportsWork
-        ? LongMath.saturatedAdd(LongMath.saturatedAdd(snap.queuedPrefillTokens().orElse(0),
-            snap.outstandingDecodeTokens().orElse(0)), r.sinceOutstandingTokens)
+    v.estimatedOutstandingTokens = v.reportsWork
+        ? LongMath.saturatedAdd(v.reportedWorkTokens, r.sinceOutstandingTokens)
         : r.inFlightTokens;
     int slot = entry.slot;
     v.matchedBlocks = matched && (slot >>> 6) < words ? s.matchedBySlot[slot] : 0;
@@ -291,15 +290,12 @@ final class DecisionPipeline {
     v.adapterLoadMillis = request.adapter().isPresent()
         && !snap.residentAdapters().contains(request.adapter().get())
         ? costModel.adapterLoadMillis() : 0;
-    v.kvTransferMillis = snap.role() == ReplicaRole.DECODE
-        ? costModel.kvTransferMillis(request.promptTokens()) : 0;
-    OptionalLong capacity = snap.kvCapacityTokens();
-    if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
+    v.kvTransferMillis = v.decodeRole ? costModel.kvTransferMillis(request.promptTokens()) : 0;
+    if (v.reportsKv) {
       // a decode replica's reservations: disaggregated attempts whose KV is still on its way
-      long used = LongMath.saturatedAdd(LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
-          snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens + r.decodeReservedTokens);
-      v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
-      v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
+      long used = LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
+      v.freeKvTokens = Math.max(0, v.kvCapacityTokens - used);
+      v.kvUtilization = Math.min(1.0, (double) used / v.kvCapacityTokens);
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
           KvWait.millis(request, v.matchedTokens, v.freeKvTokens, snap, r));
     } else {
@@ -317,7 +313,7 @@ final class DecisionPipeline {
         Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond) + r.ownRatePerSecond
             - withPeers);
     v.arrivalsPerSecond = withPeers + v.unseenArrivalsPerSecond;
-    v.meanRequestCostMillis = meanWork.millis();
+    v.meanRequestCostMillis = meanMillis;
     v.cacheHitReliability = entry.calibration.reliability();
     v.cacheFromEvents = entry.exact;
     OptionalDouble ttft = entry.recentTtftMillis;

@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
@@ -29,7 +30,20 @@ final class MutableView implements CandidateView {
    * kept after it (written again only when they change: see the class notes).
    */
   ReplicaEntry entry;
+  /** Written only through {@link #report}, which derives the fields below from it. */
   ReplicaSnapshot snapshot;
+  /**
+   * What every fill reads of {@link #snapshot}, derived once per report rather than through its
+   * {@code Optional}s for every candidate of every decision: whether it reports queued work, and
+   * its queued prefill plus outstanding decode tokens (saturated); whether it reports KV use with a
+   * positive capacity, that capacity and its used tokens (saturated); whether it is a decode replica.
+   */
+  boolean reportsWork;
+  long reportedWorkTokens;
+  boolean reportsKv;
+  long kvCapacityTokens;
+  long reportedKvTokens;
+  boolean decodeRole;
   long epoch;
   double snapshotAgeMillis;
   /**
@@ -75,6 +89,23 @@ final class MutableView implements CandidateView {
 
   MutableView(DecisionContext owner) {
     this.owner = owner;
+  }
+
+  /** Takes {@code snap} as the view's report, with the facts derived from it (see above). */
+  void report(ReplicaSnapshot snap) {
+    snapshot = snap;
+    reportsWork =
+        snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
+    // reported counts are host input: sums saturate rather than wrap to negative
+    reportedWorkTokens = reportsWork ? LongMath.saturatedAdd(snap.queuedPrefillTokens().orElse(0),
+        snap.outstandingDecodeTokens().orElse(0)) : 0;
+    OptionalLong capacity = snap.kvCapacityTokens();
+    reportsKv =
+        capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0;
+    kvCapacityTokens = reportsKv ? capacity.getAsLong() : 0;
+    reportedKvTokens = reportsKv ? LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
+        snap.kvBlockSizeTokens().getAsInt()) : 0;
+    decodeRole = snap.role() == ReplicaRole.DECODE;
   }
 
   /**
