@@ -1,5 +1,7 @@
 package io.github.kvroute.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 /**
  * What outcomes taught the router about one replica: its prefill cost per token (an EWMA of
  * {@code (ttft - queue - overhead) / computed tokens}), how often its cache beliefs held (an EWMA of
@@ -70,7 +72,13 @@ final class Calibration {
   private volatile int rateSamples;
   private volatile double reliability = 1.0;
   private volatile double queueFactor = 1.0;
-  private volatile double queueFactorVariance;
+  @GuardedBy("this")
+  private double queueFactorVariance;
+  /**
+   * The square root of {@link #queueFactorVariance}, taken when it changes: every decision reads it
+   * for every candidate, and a variance changes once per outcome at most.
+   */
+  private volatile double queueFactorSpread;
   // weighted sums of the no-queue fit: weight, x, y, xx, xy (x = computed tokens, y = ttft ms)
   private double fitW;
   private double fitX;
@@ -141,6 +149,7 @@ final class Calibration {
     double diff = sample - queueFactor;
     queueFactor += QUEUE_ALPHA * diff;
     queueFactorVariance = (1 - QUEUE_ALPHA) * (queueFactorVariance + QUEUE_ALPHA * diff * diff);
+    queueFactorSpread = Math.sqrt(queueFactorVariance);
   }
 
   /** How much longer than the ledger's estimate this replica's queue takes to drain. */
@@ -150,7 +159,7 @@ final class Calibration {
 
   /** The standard deviation of the samples around {@link #queueFactor()}. */
   double queueFactorSpread() {
-    return Math.sqrt(queueFactorVariance);
+    return queueFactorSpread;
   }
 
   /** The learnt cost per token, or {@code fallback} until enough samples agree. */

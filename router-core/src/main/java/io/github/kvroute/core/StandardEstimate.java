@@ -208,8 +208,17 @@ final class StandardEstimate {
    */
   double weightedMillis(Request request, CandidateView candidate, double[] weights) {
     if (isFilled(request, candidate)) {
-      double[] remembered = ((MutableView) candidate).termMillis;
+      MutableView v = (MutableView) candidate;
+      double[] remembered = v.termMillis;
       double total = 0;
+      if (v.standardMillis != Double.POSITIVE_INFINITY) {
+        // a finite total has finite terms (never NaN: fill counted those 0), which the cap leaves
+        // as they are; the candidates a policy ranks are all such
+        for (int i = 0; i < remembered.length; i++) {
+          total += weights[i] * remembered[i];
+        }
+        return total;
+      }
       for (int i = 0; i < remembered.length; i++) {
         total += weights[i] * Math.min(remembered[i], Double.MAX_VALUE);
       }
