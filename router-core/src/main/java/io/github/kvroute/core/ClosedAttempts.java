@@ -103,8 +103,12 @@ final class ClosedAttempts {
 
   /** Remembers {@code fingerprint} as closed now. */
   void add(long fingerprint) {
+    add(fingerprint, ticker.read());
+  }
+
+  /** Remembers {@code fingerprint} as closed at {@code now}, a reading of this set's ticker. */
+  void add(long fingerprint, long now) {
     long key = fingerprint == 0 ? 1 : fingerprint;
-    long now = ticker.read();
     Stripe s = stripe(key);
     synchronized (s) {
       expire(s, now);
