@@ -53,6 +53,12 @@ final class MutableView implements CandidateView {
   double standardMillis = Double.NaN;
   /** The standard estimate's terms when {@link #standardMillis} was computed, in the terms' order. */
   double[] termMillis = new double[0];
+  /**
+   * {@link #termMillis} holds the standard terms in their standard order, each the value its term
+   * returned (none was replaced as a failure), so that {@link CostTerms#prefillMillis} can answer
+   * from it while the view is filled for its request.
+   */
+  boolean standardFilled;
   boolean telemetryStale;
   int inFlightRequests;
   long inFlightTokens;

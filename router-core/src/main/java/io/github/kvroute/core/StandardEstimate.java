@@ -59,6 +59,8 @@ final class StandardEstimate {
    * dispatch on {@link #kinds} and the type checks of the calls through {@link CandidateView}.
    */
   private final boolean standardOrder;
+  /** Where the standard order has its prefill term. */
+  static final int PREFILL_INDEX = 1;
   /** The standard order's risk term; null otherwise. */
   private final StalenessRiskTerm risk;
   private final FailureSink failures;
@@ -145,7 +147,8 @@ final class StandardEstimate {
     if (v.termMillis.length != n) {
       v.termMillis = new double[n];
     }
-    if (standardOrder && fillStandard(request, v)) {
+    v.standardFilled = standardOrder && fillStandard(request, v);
+    if (v.standardFilled) {
       double[] m = v.termMillis;
       double total = 0;
       for (int i = 0; i < n; i++) {
@@ -171,7 +174,7 @@ final class StandardEstimate {
     double[] m = v.termMillis;
     try {
       m[0] = QueueTerm.INSTANCE.costMillis(request, v);
-      m[1] = PrefillTerm.INSTANCE.costMillis(request, v);
+      m[PREFILL_INDEX] = PrefillTerm.INSTANCE.costMillis(request, v);
       m[2] = StepTerm.INSTANCE.costMillis(request, v);
       m[3] = TransferTerm.INSTANCE.costMillis(request, v);
       m[4] = risk.costMillis(request, v);

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * failure are those of evaluating the terms one by one, contained: a NaN or negative term counts 0
  * and is reported once, in the terms' order. Checked on random views, some with NaN or negative
  * inputs, against the same terms in another order (which takes the term-by-term loop).
+ * {@link CostTerms#prefillMillis} of a view so filled is its prefill term's value.
  */
 class StandardFillTest {
   @Test
@@ -65,6 +66,12 @@ class StandardFillTest {
       assertThat(Double.doubleToRawLongBits(total))
           .isEqualTo(Double.doubleToRawLongBits(expected));
       assertThat(straightFailures).isEqualTo(expectedFailures);
+      // filled for the request, the view answers the prefill externality from its term, which is
+      // the same value (or, when a term failed and counted 0, computes it as before)
+      v.standardMillis = total;
+      assertThat(Double.doubleToRawLongBits(CostTerms.prefillMillis(request, v))).isEqualTo(
+          Double.doubleToRawLongBits(PrefillTerm.prefillMillis(request.promptTokens(), v)));
+      assertThat(v.standardFilled).isEqualTo(expectedFailures.isEmpty());
       roundsWithFailures += expectedFailures.isEmpty() ? 0 : 1;
       assertThat(loopFailures).containsExactlyInAnyOrderElementsOf(expectedFailures);
       assertThat(loopTotal).isCloseTo(total, Offset.offset(1e-6 * total));
