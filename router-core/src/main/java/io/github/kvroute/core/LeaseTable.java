@@ -24,9 +24,9 @@ import java.util.function.Predicate;
  * <p><b>Bounds.</b> Open leases: one per attempt in flight, each gone after the lease timeout; the
  * latest-attempt table holds at most one entry per open lease.
  * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
- * of them (a 64-bit fingerprint of the attempt each, about 24 bytes with its time and index slot,
- * at most 40 with marks repeated, so at most about 40 MB: {@link ClosedAttempts}); beyond that the
- * least recently closed are forgotten early, and a duplicate outcome for one of them is answered
+ * of them (a 64-bit fingerprint of the attempt each, about 33 bytes with its time and index
+ * slots, at most 49 with marks repeated, so at most about 49 MB: {@link ClosedAttempts}); beyond
+ * that the least recently closed are forgotten early, and a duplicate outcome for one of them is answered
  * {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
  *
  * <p><b>Design notes: why not a cache.</b> Every decision opens a lease and every outcome closes
