@@ -80,9 +80,9 @@ final class DecisionContext extends StandardContext {
 
   /**
    * Gives back unused probes and drops the request, so a pooled context does not pin prompts. The
-   * views keep their entries and snapshots (at most one per member of the fleet, until this thread's
-   * next decision overwrites them): clearing them would make every decision store them again,
-   * paying the barrier {@link MutableView}'s notes describe.
+   * views keep their entries and snapshots (at most one per member of the fleet, until this
+   * thread's next decision overwrites them): clearing them would make every decision store them
+   * again, paying the barrier {@link MutableView}'s notes describe.
    */
   void end() {
     request = null;
@@ -155,7 +155,7 @@ final class DecisionContext extends StandardContext {
       items = Arrays.copyOf(items, capacity);
     }
 
-    /** Appends {@code v}, storing it only when the slot holds another view (see MutableView's notes). */
+    /** Appends {@code v}, stored only when the slot holds another view (MutableView's notes). */
     void add(MutableView v) {
       if (items[size] != v) {
         items[size] = v;

@@ -295,7 +295,8 @@ final class DecisionPipeline {
     v.kvTransferMillis = v.decodeRole ? costModel.kvTransferMillis(request.promptTokens()) : 0;
     if (v.reportsKv) {
       // a decode replica's reservations: disaggregated attempts whose KV is still on its way
-      long used = LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
+      long used =
+          LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
       v.freeKvTokens = Math.max(0, v.kvCapacityTokens - used);
       v.kvUtilization = Math.min(1.0, (double) used / v.kvCapacityTokens);
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,

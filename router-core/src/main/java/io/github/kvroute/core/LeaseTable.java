@@ -26,8 +26,8 @@ import java.util.function.Predicate;
  * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
  * of them (a 64-bit fingerprint of the attempt each, about 33 bytes with its time and index
  * slots, at most 49 with marks repeated, so at most about 49 MB: {@link ClosedAttempts}); beyond
- * that the least recently closed are forgotten early, and a duplicate outcome for one of them is answered
- * {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ * that the least recently closed are forgotten early, and a duplicate outcome for one of them is
+ * answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
  *
  * <p><b>Design notes: why not a cache.</b> Every decision opens a lease and every outcome closes
  * one; a Caffeine cache (as the open table was) allocated about 220 bytes for that pair (its node,
@@ -185,7 +185,7 @@ final class LeaseTable {
     return openLatest(id, attempt, true, ticker.read());
   }
 
-  /** {@link #newerOpen(String, int)} as of {@code now}, read from the table's ticker by the caller. */
+  /** {@link #newerOpen(String, int)} as of {@code now}, read from the table's ticker. */
   Lease newerOpen(String id, int attempt, long now) {
     return openLatest(id, attempt, true, now);
   }

@@ -166,9 +166,9 @@ final class StandardEstimate {
   }
 
   /**
-   * The standard terms of {@code v} into its {@code termMillis}, the same calls in the same order as
-   * {@link #termMillis} makes; false, and nothing reported, if one throws or is NaN or negative:
-   * the caller then evaluates them term by term, contained (and reported) as the class comment says.
+   * The standard terms of {@code v} into its {@code termMillis}, the same calls in the same order
+   * as {@link #termMillis} makes; false, and nothing reported, if one throws or is NaN or negative:
+   * the caller then evaluates them term by term, contained (and reported) as the class notes say.
    */
   private boolean fillStandard(Request request, MutableView v) {
     double[] m = v.termMillis;
