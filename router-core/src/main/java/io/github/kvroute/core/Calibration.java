@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.OptionalDouble;
 
 /**
@@ -76,7 +77,13 @@ final class Calibration {
   private volatile int rateSamples;
   private volatile double reliability = 1.0;
   private volatile double queueFactor = 1.0;
-  private volatile double queueFactorVariance;
+  @GuardedBy("this")
+  private double queueFactorVariance;
+  /**
+   * The square root of {@link #queueFactorVariance}, taken when it changes: every decision reads it
+   * for every candidate, and a variance changes once per outcome at most.
+   */
+  private volatile double queueFactorSpread;
   // weighted sums of the no-queue fit: weight, x, y, xx, xy (x = computed tokens, y = ttft ms)
   private double fitW;
   private double fitX;
@@ -147,6 +154,7 @@ final class Calibration {
     double diff = sample - queueFactor;
     queueFactor += QUEUE_ALPHA * diff;
     queueFactorVariance = (1 - QUEUE_ALPHA) * (queueFactorVariance + QUEUE_ALPHA * diff * diff);
+    queueFactorSpread = Math.sqrt(queueFactorVariance);
   }
 
   /** How much longer than the ledger's estimate this replica's queue takes to drain. */
@@ -156,7 +164,7 @@ final class Calibration {
 
   /** The standard deviation of the samples around {@link #queueFactor()}. */
   double queueFactorSpread() {
-    return Math.sqrt(queueFactorVariance);
+    return queueFactorSpread;
   }
 
   /** The learnt cost per token, or {@code fallback} until enough samples agree. */

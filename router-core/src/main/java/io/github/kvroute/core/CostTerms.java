@@ -69,6 +69,10 @@ public final class CostTerms {
    * @return milliseconds
    */
   public static double prefillMillis(io.github.kvroute.api.Request request, CandidateView candidate) {
+    // the router's own view, filled for this request: the value its estimate's prefill term took
+    if (candidate instanceof MutableView v && v.standardFilled && v.filledFor(request)) {
+      return v.termMillis[StandardEstimate.PREFILL_INDEX];
+    }
     return PrefillTerm.prefillMillis(request.promptTokens(), candidate);
   }
 

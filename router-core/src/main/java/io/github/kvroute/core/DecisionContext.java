@@ -55,7 +55,7 @@ final class DecisionContext extends StandardContext {
       int old = views.length;
       views = Arrays.copyOf(views, Math.max(members, old * 2));
       for (int i = old; i < views.length; i++) {
-        views[i] = new MutableView();
+        views[i] = new MutableView(this);
       }
       mixed.grow(views.length);
       prefill.grow(views.length);
@@ -78,7 +78,12 @@ final class DecisionContext extends StandardContext {
     decode.size = 0;
   }
 
-  /** Drops references so a pooled context does not pin requests or entries. */
+  /**
+   * Gives back unused probes and drops the request, so a pooled context does not pin prompts. The
+   * views keep their entries and snapshots (at most one per member of the fleet, until this
+   * thread's next decision overwrites them): clearing them would make every decision store them
+   * again, paying the barrier {@link MutableView}'s notes describe.
+   */
   void end() {
     request = null;
     weightsOf = null;
@@ -89,9 +94,8 @@ final class DecisionContext extends StandardContext {
         v.entry.breaker.releaseProbe();
         v.probe = false;
       }
-      v.entry = null;
-      v.snapshot = null;
-      v.request = null;
+      // a view the next decision leaves out must not answer for it from this one's terms
+      v.standardMillis = Double.NaN;
     }
   }
 
@@ -151,8 +155,12 @@ final class DecisionContext extends StandardContext {
       items = Arrays.copyOf(items, capacity);
     }
 
+    /** Appends {@code v}, stored only when the slot holds another view (MutableView's notes). */
     void add(MutableView v) {
-      items[size++] = v;
+      if (items[size] != v) {
+        items[size] = v;
+      }
+      size++;
     }
 
     @Override

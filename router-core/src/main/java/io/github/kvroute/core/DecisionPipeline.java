@@ -10,7 +10,6 @@ import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
-import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
@@ -18,7 +17,7 @@ import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.api.Ticker;
 import java.util.List;
-import java.util.OptionalLong;
+import java.util.OptionalDouble;
 import java.util.function.Consumer;
 
 /**
@@ -96,17 +95,19 @@ final class DecisionPipeline {
     // the attempt by id and number, not a RequestRef: one object fewer per decision
     String id = request.id();
     int attempt = request.attempt();
-    checkArgument(leases.get(id, attempt) == null,
+    // one reading of the clock for the whole decision, the attempt table's checks and records
+    // included (the system clock costs some 25 ns a reading)
+    long now = ticker.read();
+    checkArgument(leases.get(id, attempt, now) == null,
         "request: %s#%s (expected: an attempt not already in flight; retry with nextAttempt())", id,
         attempt);
-    Lease newer = leases.newerOpen(id, attempt);
+    Lease newer = leases.newerOpen(id, attempt, now);
     if (newer != null) {
       throw new IllegalArgumentException(Strings.lenientFormat(
           "request: %s#%s (expected: a later attempt than %s, which is in flight)", id, attempt,
           newer.ref()));
     }
 
-    long now = ticker.read();
     int maskWords = index.words();
     ReplicaEntry[] members = fleet.members();
     DecisionContext s = SCRATCH.get();
@@ -181,8 +182,15 @@ final class DecisionPipeline {
     if (anyMatchable && prompt.blockCount() > 0) {
       index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot);
     }
+    boolean matched = anyMatchable && prompt.blockCount() > 0;
+    // one mean for the whole decision (a concurrent route may move it; the candidates share one)
+    double meanMillis = meanWork.millis();
     for (int i = 0; i < s.viewCount; i++) {
-      fill(s.views[i], request, now, anyMatchable && prompt.blockCount() > 0, s, maskWords);
+      MutableView v = s.views[i];
+      fill(v, request, now, matched, s, maskWords, meanMillis);
+      // the estimate right after the view's fill, while its fields are in the cache: a term reads
+      // only its request and candidate, so no view's terms depend on another's fill
+      v.standardMillis = estimate.fill(request, v);
     }
     vetoInfinite(s);
     Lease earlier = request.attempt() > 1
@@ -193,16 +201,10 @@ final class DecisionPipeline {
   }
 
   /**
-   * Takes out of the candidate lists every view whose standard estimate is {@code +Infinity} (a
-   * term vetoed it), so that no policy can choose it; remembers the others' totals.
+   * Takes out of the candidate lists every view whose standard estimate (computed with its fill) is
+   * {@code +Infinity} (a term vetoed it), so that no policy can choose it.
    */
-  private void vetoInfinite(DecisionContext s) {
-    for (int i = 0; i < s.viewCount; i++) {
-      MutableView v = s.views[i];
-      v.request = s.request;
-      v.standardMillis = Double.NaN;
-      v.standardMillis = estimate.fill(s.request, v);
-    }
+  private static void vetoInfinite(DecisionContext s) {
     keepFinite(s.mixed);
     keepFinite(s.prefill);
     keepFinite(s.decode);
@@ -213,7 +215,10 @@ final class DecisionPipeline {
     for (int i = 0; i < list.size; i++) {
       MutableView v = list.items[i];
       if (v.standardMillis != Double.POSITIVE_INFINITY) {
-        list.items[kept++] = v;
+        if (kept != i) {
+          list.items[kept] = v;
+        }
+        kept++;
       }
     }
     list.size = kept;
@@ -234,8 +239,14 @@ final class DecisionPipeline {
       MutableView v = s.views[s.viewCount++];
       v.probe = permit == ReplicaBreaker.Permit.PROBE && !s.dryRun;
       v.avoided = false;
-      v.entry = entry;
-      v.snapshot = snap;
+      // references only when they change: see MutableView's notes
+      if (v.entry != entry) {
+        v.entry = entry;
+      }
+      if (v.snapshot != snap) {
+        v.report(snap);
+      }
+      v.standardMillis = Double.NaN;
       v.epoch = snap.epoch();
       int slot = entry.slot;
       if ((slot >>> 6) < words) {
@@ -251,7 +262,8 @@ final class DecisionPipeline {
     return any;
   }
 
-  private void fill(MutableView v, Request request, long now, boolean matched, DecisionContext s, int words) {
+  private void fill(MutableView v, Request request, long now, boolean matched, DecisionContext s,
+      int words, double meanMillis) {
     ReplicaEntry entry = v.entry;
     ReplicaSnapshot snap = v.snapshot;
     DispatchLedger.Reading r = v.reading;
@@ -265,12 +277,9 @@ final class DecisionPipeline {
     v.estimatedQueueMillis = r.queueMillis;
     v.queueFactor = entry.calibration.queueFactor();
     v.queueFactorSpread = entry.calibration.queueFactorSpread();
-    boolean reportsWork =
-        snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
     // reported counts are host input: sums saturate rather than wrap to negative
-    v.estimatedOutstandingTokens = reportsWork
-        ? LongMath.saturatedAdd(LongMath.saturatedAdd(snap.queuedPrefillTokens().orElse(0),
-            snap.outstandingDecodeTokens().orElse(0)), r.sinceOutstandingTokens)
+    v.estimatedOutstandingTokens = v.reportsWork
+        ? LongMath.saturatedAdd(v.reportedWorkTokens, r.sinceOutstandingTokens)
         : r.inFlightTokens;
     int slot = entry.slot;
     v.matchedBlocks = matched && (slot >>> 6) < words ? s.matchedBySlot[slot] : 0;
@@ -283,15 +292,13 @@ final class DecisionPipeline {
     v.adapterLoadMillis = request.adapter().isPresent()
         && !snap.residentAdapters().contains(request.adapter().get())
         ? costModel.adapterLoadMillis() : 0;
-    v.kvTransferMillis = snap.role() == ReplicaRole.DECODE
-        ? costModel.kvTransferMillis(request.promptTokens()) : 0;
-    OptionalLong capacity = snap.kvCapacityTokens();
-    if (capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0) {
+    v.kvTransferMillis = v.decodeRole ? costModel.kvTransferMillis(request.promptTokens()) : 0;
+    if (v.reportsKv) {
       // a decode replica's reservations: disaggregated attempts whose KV is still on its way
-      long used = LongMath.saturatedAdd(LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
-          snap.kvBlockSizeTokens().getAsInt()), r.sinceKvTokens + r.decodeReservedTokens);
-      v.freeKvTokens = Math.max(0, capacity.getAsLong() - used);
-      v.kvUtilization = Math.min(1.0, (double) used / capacity.getAsLong());
+      long used =
+          LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
+      v.freeKvTokens = Math.max(0, v.kvCapacityTokens - used);
+      v.kvUtilization = Math.min(1.0, (double) used / v.kvCapacityTokens);
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
           KvWait.millis(request, v.matchedTokens, v.freeKvTokens, snap, r));
     } else {
@@ -309,10 +316,13 @@ final class DecisionPipeline {
         Math.max(0, fleet.unseenRatePerSecond(entry, r.ownRatePerSecond) + r.ownRatePerSecond
             - withPeers);
     v.arrivalsPerSecond = withPeers + v.unseenArrivalsPerSecond;
-    v.meanRequestCostMillis = meanWork.millis();
+    v.meanRequestCostMillis = meanMillis;
     v.cacheHitReliability = entry.calibration.reliability();
     v.cacheFromEvents = entry.exact;
-    v.recentTtftMillis = entry.recentTtftMillis;
+    OptionalDouble ttft = entry.recentTtftMillis;
+    if (v.recentTtftMillis != ttft) {
+      v.recentTtftMillis = ttft;
+    }
   }
 
   private RoutingDecision decide(DecisionContext s) {
@@ -387,7 +397,19 @@ final class DecisionPipeline {
     return byPolicy == null ? "admission" : "policy " + byPolicy.name();
   }
 
+  /**
+   * The view of replica {@code id} in {@code epoch}, or null. A decision built from a view names it
+   * by that view's own id string, so a pass comparing references finds it without comparing the
+   * characters of every candidate's id before it (twice per decision, over up to every candidate);
+   * ids are unique, so the second pass, by equality, finds the same view when the first finds one.
+   */
   private static MutableView find(DecisionContext.ViewList list, String id, long epoch) {
+    for (int i = 0; i < list.size; i++) {
+      MutableView v = list.items[i];
+      if (v.entry.id == id && v.epoch == epoch) {
+        return v;
+      }
+    }
     for (int i = 0; i < list.size; i++) {
       MutableView v = list.items[i];
       if (v.epoch == epoch && v.entry.id.equals(id)) {
@@ -441,7 +463,7 @@ final class DecisionPipeline {
     }
     // the probe flag is set before the lease is visible: an expiry right after the add returns it
     lease.probe = chosen.probe;
-    checkArgument(leases.add(lease),
+    checkArgument(leases.add(lease, now),
         "request: %s#%s (expected: an attempt not already in flight; retry with nextAttempt())",
         request.id(), request.attempt());
     chosen.probe = false;
@@ -450,7 +472,7 @@ final class DecisionPipeline {
     if (prefillView != null) {
       chosen.entry.ledger.holdDecode(lease);
     }
-    Lease superseded = leases.supersede(lease);
+    Lease superseded = leases.supersede(lease, now);
     if (superseded != null) {
       // exactly one attempt is authoritative: the older one is taken off the books (its outcome, if
       // it comes, is a DUPLICATE); its guess stays, as it may have run

@@ -53,23 +53,24 @@ final class Feedback {
   UpdateResult onOutcome(Outcome outcome) {
     checkNotNull(outcome, "outcome: null (expected: non-null)");
     // looked up by id and attempt, not a RequestRef: an outcome's are valid, and every decision's
-    // outcome would allocate one
-    Lease lease = leases.get(outcome.requestId(), outcome.attempt());
+    // outcome would allocate one; one reading of the clock for all of it (some 25 ns each)
+    long now = ticker.read();
+    Lease lease = leases.get(outcome.requestId(), outcome.attempt(), now);
     UpdateResult result;
     if (lease == null) {
       result = leases.wasClosed(outcome.requestId(), outcome.attempt()) ? UpdateResult.DUPLICATE
           : UpdateResult.UNKNOWN_REQUEST;
     } else if (!lease.replica.id.equals(outcome.replicaId()) || lease.epoch != outcome.epoch()) {
       result = UpdateResult.MISMATCHED_REPLICA;
-    } else if (!leases.close(lease)) {
+    } else if (!leases.close(lease, now)) {
       result = UpdateResult.DUPLICATE;
     } else {
       release(lease);
-      lease.prefillTarget().ledger.finished(lease, ticker.read());
+      lease.prefillTarget().ledger.finished(lease, now);
       if (lease.prefillReplica != null) {
-        lease.replica.ledger.finished(lease, ticker.read());
+        lease.replica.ledger.finished(lease, now);
       }
-      learn(lease, outcome);
+      learn(lease, outcome, now);
       result = UpdateResult.APPLIED;
     }
     counters.outcome(result);
@@ -227,7 +228,8 @@ final class Feedback {
     return Math.max(floor, ttft - lease.transferMillis());
   }
 
-  private void learn(Lease lease, Outcome outcome) {
+  /** What the outcome teaches, {@code now} being when it arrived on the router's ticker. */
+  private void learn(Lease lease, Outcome outcome, long now) {
     ReplicaEntry computed = lease.prefillTarget();
     if (outcome.prefillStarted()) {
       endSpeculation(index, lease);
@@ -263,7 +265,7 @@ final class Feedback {
     }
     OutcomeStatus status = outcome.status();
     if (status.countsAgainstReplica() || status.isSuccess()) {
-      lease.replica.breaker.onOutcome(status.countsAgainstReplica(), lease.probe, ticker.read());
+      lease.replica.breaker.onOutcome(status.countsAgainstReplica(), lease.probe, now);
     } else if (lease.probe) {
       lease.replica.breaker.releaseProbe();
     }

@@ -24,10 +24,10 @@ import java.util.function.Predicate;
  * <p><b>Bounds.</b> Open leases: one per attempt in flight, each gone after the lease timeout; the
  * latest-attempt table holds at most one entry per open lease.
  * Closed attempts: remembered for twice the lease timeout, at most {@value #MAX_CLOSED_REMEMBERED}
- * of them (a 64-bit fingerprint of the attempt each, about 24 bytes with its time and index slot,
- * at most 40 with marks repeated, so at most about 40 MB: {@link ClosedAttempts}); beyond that the
- * least recently closed are forgotten early, and a duplicate outcome for one of them is answered
- * {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ * of them (a 64-bit fingerprint of the attempt each, about 33 bytes with its time and index
+ * slots, at most 49 with marks repeated, so at most about 49 MB: {@link ClosedAttempts}); beyond
+ * that the least recently closed are forgotten early, and a duplicate outcome for one of them is
+ * answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
  *
  * <p><b>Design notes: why not a cache.</b> Every decision opens a lease and every outcome closes
  * one; a Caffeine cache (as the open table was) allocated about 220 bytes for that pair (its node,
@@ -85,7 +85,14 @@ final class LeaseTable {
 
   /** The open lease of attempt {@code attempt} of request {@code id}, else null. */
   Lease get(String id, int attempt) {
-    long now = ticker.read();
+    return get(id, attempt, ticker.read());
+  }
+
+  /**
+   * {@link #get(String, int)} as of {@code now}, a reading of the table's ticker the caller already
+   * took (each reading of the system clock is some 25 ns; a route and its outcome took ten).
+   */
+  Lease get(String id, int attempt, long now) {
     LeaseStripe s = stripe(id);
     Lease found;
     boolean due;
@@ -103,7 +110,11 @@ final class LeaseTable {
 
   /** Adds {@code lease}; false if its attempt is already open. */
   boolean add(Lease lease) {
-    long now = ticker.read();
+    return add(lease, ticker.read());
+  }
+
+  /** {@link #add(Lease)} as of {@code now}, read from the table's ticker by the caller. */
+  boolean add(Lease lease, long now) {
     LeaseStripe s = stripe(lease.requestId);
     Lease replacedExpired = null;
     boolean added;
@@ -130,13 +141,17 @@ final class LeaseTable {
 
   /** Closes {@code lease}; false if someone else closed it first. */
   boolean close(Lease lease) {
+    return close(lease, ticker.read());
+  }
+
+  /** {@link #close(Lease)} as of {@code now}, read from the table's ticker by the caller. */
+  boolean close(Lease lease, long now) {
     // marked first: a reader that no longer finds it open must find it closed
-    markClosed(lease.requestId, lease.attempt);
+    closed.add(fingerprint(lease.requestId, lease.attempt), now);
     Consumer<Lease> seam = betweenCloseSteps;
     if (seam != null) {
       seam.accept(lease);
     }
-    long now = ticker.read();
     LeaseStripe s = stripe(lease.requestId);
     boolean removed = false;
     boolean expiredHere = false;
@@ -162,26 +177,30 @@ final class LeaseTable {
 
   /** The open attempt of {@code ref}'s request with a higher attempt number, if any. */
   Lease newerOpen(RequestRef ref) {
-    return openLatest(ref.requestId(), ref.attempt(), true);
+    return openLatest(ref.requestId(), ref.attempt(), true, ticker.read());
   }
 
   /** {@link #newerOpen(RequestRef)} of attempt {@code attempt} of request {@code id}. */
   Lease newerOpen(String id, int attempt) {
-    return openLatest(id, attempt, true);
+    return openLatest(id, attempt, true, ticker.read());
+  }
+
+  /** {@link #newerOpen(String, int)} as of {@code now}, read from the table's ticker. */
+  Lease newerOpen(String id, int attempt, long now) {
+    return openLatest(id, attempt, true, now);
   }
 
   /** The request's open attempt older than {@code ref} (a hedge's first attempt), else null. */
   Lease olderOpen(RequestRef ref) {
-    return openLatest(ref.requestId(), ref.attempt(), false);
+    return openLatest(ref.requestId(), ref.attempt(), false, ticker.read());
   }
 
   /** {@link #olderOpen(RequestRef)} of attempt {@code attempt} of request {@code id}. */
   Lease olderOpen(String id, int attempt) {
-    return openLatest(id, attempt, false);
+    return openLatest(id, attempt, false, ticker.read());
   }
 
-  private Lease openLatest(String id, int attempt, boolean newer) {
-    long now = ticker.read();
+  private Lease openLatest(String id, int attempt, boolean newer, long now) {
     LeaseStripe s = stripe(id);
     Lease current;
     boolean due = false;
@@ -208,7 +227,11 @@ final class LeaseTable {
    * is closed here and returned (its books are the caller's to release), else null.
    */
   Lease supersede(Lease lease) {
-    long now = ticker.read();
+    return supersede(lease, ticker.read());
+  }
+
+  /** {@link #supersede(Lease)} as of {@code now}, read from the table's ticker by the caller. */
+  Lease supersede(Lease lease, long now) {
     String id = lease.requestId;
     LeaseStripe s = stripe(id);
     Lease previous;
@@ -224,7 +247,7 @@ final class LeaseTable {
     if (due) {
       expire(now);
     }
-    return previous != null && previous != lease && close(previous) ? previous : null;
+    return previous != null && previous != lease && close(previous, now) ? previous : null;
   }
 
   /** Whether {@code ref} was closed recently, counting an attempt whose expiry is due. */

@@ -1,5 +1,6 @@
 package io.github.kvroute.core;
 
+import com.google.common.math.LongMath;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.ReplicaRole;
 import io.github.kvroute.api.ReplicaSnapshot;
@@ -11,18 +12,55 @@ import java.util.OptionalLong;
  * The router's reusable {@link CandidateView}: one per candidate slot in a thread's decision
  * context, refilled for every decision so that routing allocates no view objects.
  *
+ * <h2>Design notes</h2>
+ * The views live as long as their context, so under G1 every store of a reference into one that
+ * points into another region pays the collector's card-marking barrier, a {@code StoreLoad} fence
+ * (JFR put about a sixth of a 64-replica decision on the lines storing the entry, the snapshot and
+ * the request into the views; without those stores the decision measured 5-7% faster). So the
+ * reference fields are written only when they change ({@link #entry} and {@link #snapshot} stay
+ * from one decision to the next while the fleet does), and the request the view was filled for is
+ * not stored at all: it is its {@link #owner}'s request of the moment.
+ *
  * <p>Not thread-safe: owned by one thread's {@link DecisionContext}.
  */
 final class MutableView implements CandidateView {
+  /** The context whose pool holds this view; its request is the one the view is filled for. */
+  final DecisionContext owner;
+  /**
+   * The replica and its report as of the latest decision that had this view among its candidates;
+   * kept after it (written again only when they change: see the class notes).
+   */
   ReplicaEntry entry;
+  /** Written only through {@link #report}, which derives the fields below from it. */
   ReplicaSnapshot snapshot;
+  /**
+   * What every fill reads of {@link #snapshot}, derived once per report rather than through its
+   * {@code Optional}s for every candidate of every decision: whether it reports queued work, and
+   * its queued prefill plus outstanding decode tokens (saturated); whether it reports KV use with
+   * a positive capacity, that capacity and its used tokens (saturated); whether it is a decode
+   * replica.
+   */
+  boolean reportsWork;
+  long reportedWorkTokens;
+  boolean reportsKv;
+  long kvCapacityTokens;
+  long reportedKvTokens;
+  boolean decodeRole;
   long epoch;
   double snapshotAgeMillis;
-  /** The request this view was filled for, and its standard estimate (NaN until computed). */
-  Request request;
+  /**
+   * The standard estimate for its owner's request, NaN until computed in the decision in progress
+   * (set to NaN when the view becomes a candidate).
+   */
   double standardMillis = Double.NaN;
   /** The standard estimate's terms when {@link #standardMillis} was computed, in the terms' order. */
   double[] termMillis = new double[0];
+  /**
+   * {@link #termMillis} holds the standard terms in their standard order, each the value its term
+   * returned (none was replaced as a failure), so that {@link CostTerms#prefillMillis} can answer
+   * from it while the view is filled for its request.
+   */
+  boolean standardFilled;
   boolean telemetryStale;
   int inFlightRequests;
   long inFlightTokens;
@@ -56,6 +94,35 @@ final class MutableView implements CandidateView {
   /** Taken out of the candidates: it holds the request's earlier attempt ({@link AttemptPlacement}). */
   boolean avoided;
   final DispatchLedger.Reading reading = new DispatchLedger.Reading();
+
+  MutableView(DecisionContext owner) {
+    this.owner = owner;
+  }
+
+  /** Takes {@code snap} as the view's report, with the facts derived from it (see above). */
+  void report(ReplicaSnapshot snap) {
+    snapshot = snap;
+    reportsWork =
+        snap.queuedPrefillTokens().isPresent() || snap.outstandingDecodeTokens().isPresent();
+    // reported counts are host input: sums saturate rather than wrap to negative
+    reportedWorkTokens = reportsWork ? LongMath.saturatedAdd(snap.queuedPrefillTokens().orElse(0),
+        snap.outstandingDecodeTokens().orElse(0)) : 0;
+    OptionalLong capacity = snap.kvCapacityTokens();
+    reportsKv =
+        capacity.isPresent() && snap.kvBlocksUsed().isPresent() && capacity.getAsLong() > 0;
+    kvCapacityTokens = reportsKv ? capacity.getAsLong() : 0;
+    reportedKvTokens = reportsKv ? LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
+        snap.kvBlockSizeTokens().getAsInt()) : 0;
+    decodeRole = snap.role() == ReplicaRole.DECODE;
+  }
+
+  /**
+   * Whether this view is filled for {@code request} in the decision in progress: its owner is
+   * deciding that request and the standard estimate is computed.
+   */
+  boolean filledFor(Request request) {
+    return owner.request == request && request != null && !Double.isNaN(standardMillis);
+  }
 
   /** KV tokens freed here per second by finishing sends (for a decode replica's readiness). */
   double freedKvTokensPerSecond() {

@@ -5,6 +5,7 @@ import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.Scorer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
@@ -52,6 +53,16 @@ final class StandardEstimate {
    * calls were about a tenth of a 64-replica decision). Same terms, same order, same values.
    */
   private final int[] kinds;
+  /**
+   * The standard terms in their standard order ({@link CostTerms#standard}), the router's default:
+   * {@link #fill} then evaluates them one after another on the pooled view, without the loop's
+   * dispatch on {@link #kinds} and the type checks of the calls through {@link CandidateView}.
+   */
+  private final boolean standardOrder;
+  /** Where the standard order has its prefill term. */
+  static final int PREFILL_INDEX = 1;
+  /** The standard order's risk term; null otherwise. */
+  private final StalenessRiskTerm risk;
   private final FailureSink failures;
   /** The first breakdown built, whose term names later ones share; null before. */
   private CostBreakdown firstBreakdown;
@@ -62,6 +73,9 @@ final class StandardEstimate {
     for (int i = 0; i < this.terms.length; i++) {
       kinds[i] = kindOf(this.terms[i]);
     }
+    this.standardOrder = Arrays.equals(kinds,
+        new int[] {QUEUE, PREFILL, STEP, TRANSFER, RISK, KV_PRESSURE});
+    this.risk = standardOrder ? (StalenessRiskTerm) this.terms[4] : null;
     this.failures = failures;
   }
 
@@ -113,8 +127,7 @@ final class StandardEstimate {
    * filled.
    */
   double totalMillis(Request request, CandidateView candidate) {
-    if (candidate instanceof MutableView v && v.request == request
-        && !Double.isNaN(v.standardMillis)) {
+    if (candidate instanceof MutableView v && v.filledFor(request)) {
       return v.standardMillis;
     }
     double total = 0;
@@ -134,6 +147,15 @@ final class StandardEstimate {
     if (v.termMillis.length != n) {
       v.termMillis = new double[n];
     }
+    v.standardFilled = standardOrder && fillStandard(request, v);
+    if (v.standardFilled) {
+      double[] m = v.termMillis;
+      double total = 0;
+      for (int i = 0; i < n; i++) {
+        total += m[i];
+      }
+      return total;
+    }
     double total = 0;
     for (int i = 0; i < n; i++) {
       double ms = termMillis(i, request, v);
@@ -141,6 +163,27 @@ final class StandardEstimate {
       total += ms;
     }
     return total;
+  }
+
+  /**
+   * The standard terms of {@code v} into its {@code termMillis}, the same calls in the same order
+   * as {@link #termMillis} makes; false, and nothing reported, if one throws or is NaN or negative:
+   * the caller then evaluates them term by term, contained (and reported) as the class notes say.
+   */
+  private boolean fillStandard(Request request, MutableView v) {
+    double[] m = v.termMillis;
+    try {
+      m[0] = QueueTerm.INSTANCE.costMillis(request, v);
+      m[PREFILL_INDEX] = PrefillTerm.INSTANCE.costMillis(request, v);
+      m[2] = StepTerm.INSTANCE.costMillis(request, v);
+      m[3] = TransferTerm.INSTANCE.costMillis(request, v);
+      m[4] = risk.costMillis(request, v);
+      m[5] = KvPressureTerm.INSTANCE.costMillis(request, v);
+    } catch (Throwable e) {
+      return false;
+    }
+    // NaN fails both comparisons
+    return m[0] >= 0 && m[1] >= 0 && m[2] >= 0 && m[3] >= 0 && m[4] >= 0 && m[5] >= 0;
   }
 
   /**
@@ -168,8 +211,17 @@ final class StandardEstimate {
    */
   double weightedMillis(Request request, CandidateView candidate, double[] weights) {
     if (isFilled(request, candidate)) {
-      double[] remembered = ((MutableView) candidate).termMillis;
+      MutableView v = (MutableView) candidate;
+      double[] remembered = v.termMillis;
       double total = 0;
+      if (v.standardMillis != Double.POSITIVE_INFINITY) {
+        // a finite total has finite terms (never NaN: fill counted those 0), which the cap leaves
+        // as they are; the candidates a policy ranks are all such
+        for (int i = 0; i < remembered.length; i++) {
+          total += weights[i] * remembered[i];
+        }
+        return total;
+      }
       for (int i = 0; i < remembered.length; i++) {
         total += weights[i] * Math.min(remembered[i], Double.MAX_VALUE);
       }
@@ -197,8 +249,8 @@ final class StandardEstimate {
 
   /** Whether {@code candidate} is a pooled view whose terms {@link #fill} remembered for {@code request}. */
   private boolean isFilled(Request request, CandidateView candidate) {
-    return candidate instanceof MutableView v && v.request == request
-        && !Double.isNaN(v.standardMillis) && v.termMillis.length == terms.length;
+    return candidate instanceof MutableView v && v.filledFor(request)
+        && v.termMillis.length == terms.length;
   }
 
   /** Term {@code i}'s value, contained as the class comment says. */

@@ -71,6 +71,36 @@ class ClosedAttemptsTest {
   }
 
   @Test
+  void fingerprintsAlikeInTheirLow32Bits_areToldApartByTheirMarks() {
+    ClosedAttempts set = new ClosedAttempts(ticker, TTL, 1 << 20);
+    SplittableRandom rnd = new SplittableRandom(11);
+    List<Long> kept = new ArrayList<>();
+    List<Long> dropped = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      // the same low 32 bits (the index's copy of them, and the home slot) for all; two low values
+      long fp = (rnd.nextLong() & 0xFFFF_FFFF_0000_0000L) | (i % 2 == 0 ? 0x1234L : 0x5678L);
+      (i % 3 == 0 ? dropped : kept).add(fp);
+      set.add(fp);
+    }
+    ticker.advanceNanos(TTL / 2);
+    // re-marked: the first marks expire, these stay
+    for (long fp : kept) {
+      set.add(fp);
+    }
+    ticker.advanceNanos(TTL / 2);
+    set.cleanUp();
+    assertThat(set.size()).isEqualTo(kept.size());
+    for (long fp : kept) {
+      assertThat(set.contains(fp)).as("%x", fp).isTrue();
+    }
+    for (long fp : dropped) {
+      assertThat(set.contains(fp)).as("%x", fp).isFalse();
+    }
+    // a fingerprint never marked, alike in its low 32 bits, is not taken for a duplicate
+    assertThat(set.contains(0x7777_0000_0000_1234L)).isFalse();
+  }
+
+  @Test
   void aSlidingWindowOfMarks_reusesItsChunks_andKeepsExactlyTheLiveOnes() {
     ClosedAttempts set = new ClosedAttempts(ticker, TTL, 1 << 20);
     // all in one stripe: its chunks are emptied at the old end and taken again at the new end
