@@ -22,22 +22,31 @@ import java.util.Arrays;
  * number side by side; the run records hold per run its bounds (start and end packed in one word, so
  * a reader reads them together) followed by its {@code stride} holder words (one per 64 slots). The
  * key table is open-addressed with linear probing, one {@code long} per position packing the high
- * half of the key's spread hash with its arena position plus one (0 is empty), so a probe reads one
- * array and only a fingerprint hit reads the arena. Crossing a run therefore costs three cache
- * misses (table, arena, run record) however long the run is, plus the sequential key comparisons.
+ * half of the key's spread hash (its fingerprint) with its arena position plus one (0 is empty), so
+ * a probe reads one array and only a fingerprint hit reads the arena. Crossing a run therefore costs
+ * three cache misses (table, arena, run record) however long the run is, plus the sequential key
+ * comparisons. A key's home position is its fingerprint scaled to the table's length (any length,
+ * not only powers of two), so an entry names its own home and growing the table reads no keys.
  *
  * <p><b>Nothing a reader holds is reused.</b> Arena positions and run numbers are only ever appended
  * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
  * (dead), a run split off or merged away keeps its number, retired. A key therefore names the same
  * arena position for as long as a reader's arrays live, and a compaction ({@link #compact}, when dead
- * blocks or retired runs exceed a quarter of the live ones and the minimum garbage) copies the live
- * ones into fresh arrays, published as a new {@link View}; a reader finishes on whichever arrays it
- * started with.
+ * blocks exceed 7/16 of the live ones or retired runs a quarter of the live ones, and either the
+ * minimum garbage) copies the live ones into fresh arrays, published as a new {@link View}; a reader
+ * finishes on whichever arrays it started with.
  *
- * <p><b>Slack.</b> The arena and the run records grow by a quarter, the key table doubles when half
- * full, and compaction leaves a quarter of room: with garbage at most a quarter of the live blocks
- * and runs, that bounds the arrays per live block and per live run between the index's commands
- * ({@link PrefixIndex#BLOCK_BYTES}, {@link PrefixIndex#runBytes}).
+ * <p><b>Slack.</b> The arena and the run records grow by a quarter, and compaction leaves a quarter
+ * of room in both. The key table, when half full, grows to {@value #TABLE_GROWTH} positions per
+ * arena position in use, and a compaction rebuilds it at as many per block it keeps (at least twice
+ * the arena's capacity), so the appends until the next compaction normally neither rehash it nor
+ * find it more than half full. The table thus holds at most three positions per arena position in
+ * use (plus its minimum length), the arena at most 1.25: 44 bytes per position. Dead blocks up to
+ * 7/16 of the live ones (instead of a quarter, with four table positions per position, 52 bytes)
+ * mean 4/7 as many compactions, each a whole rebuild of the key table, in the same
+ * {@link PrefixIndex#BLOCK_BYTES} per live block ({@code 44 x 23/16 = 63.25 <= 65}); retired runs
+ * up to a quarter of the live ones bound the run records ({@link PrefixIndex#runBytes}). Both hold
+ * between the index's commands.
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
@@ -55,6 +64,16 @@ final class RunTable {
   static final int MIN_RUNS = 16;
   /** Compactions are not worth it below this many dead blocks or retired runs. */
   static final int MIN_GARBAGE = 256;
+  /** The high half of a key-table entry: the high half of the key's spread hash. */
+  private static final long FINGERPRINT = 0xFFFF_FFFF_0000_0000L;
+  /** Key-table positions per arena position in use that the table grows to when half full. */
+  static final int TABLE_GROWTH = 3;
+  /**
+   * Dead blocks per live block, in sixteenths, past which a compaction is due: with at most three
+   * key-table positions per arena position in use, the arena's and the table's bytes per arena
+   * position (20 + 24) times {@code 1 + 7/16} stay within {@link PrefixIndex#BLOCK_BYTES}.
+   */
+  static final int DEAD_BLOCKS_NUM = 7;
 
   /** One published set of arrays; a reader uses one for a whole walk. */
   static final class View {
@@ -77,15 +96,14 @@ final class RunTable {
     /** The arena position holding {@code key} (live or dead), or -1. */
     int find(long key) {
       long[] t = table;
-      long h = spread(key);
-      long fp = h & 0xFFFF_FFFF_0000_0000L;
-      int mask = t.length - 1;
-      for (int i = (int) h & mask; ; i = (i + 1) & mask) {
+      long fp = spread(key) & FINGERPRINT;
+      int length = t.length;
+      for (int i = home(fp, length); ; i = i + 1 == length ? 0 : i + 1) {
         long e = (long) LONGS.getAcquire(t, i);
         if (e == 0) {
           return -1;
         }
-        if ((e & 0xFFFF_FFFF_0000_0000L) == fp) {
+        if ((e & FINGERPRINT) == fp) {
           int b = (int) e - 1;
           if (b < blocks && (long) LONGS.getAcquire(arena, 2 * b) == key) {
             return b;
@@ -129,6 +147,7 @@ final class RunTable {
   private int runTop;
   private int liveBlocks;
   private int liveRuns;
+  private int compactions;
 
   private final int minGarbage;
 
@@ -141,6 +160,14 @@ final class RunTable {
   static long spread(long key) {
     long h = key * 0x9E3779B97F4A7C15L;
     return h ^ (h >>> 29);
+  }
+
+  /**
+   * The home position, in a key table of {@code length} positions, of an entry whose fingerprint
+   * (high half) is {@code fp}: the fingerprint scaled to the length, so the entry alone names it.
+   */
+  static int home(long fp, int length) {
+    return (int) (((fp >>> 32) * length) >>> 32);
   }
 
   /** Reader-side: the arrays to use for one walk; lock-free. */
@@ -257,7 +284,8 @@ final class RunTable {
       publish();
     }
     if ((blockTop + 1) * 2L > table.length) {
-      rehash(table.length * 2);
+      // a third full: half full again once the blocks have grown by half
+      rehash(TABLE_GROWTH * (blockTop + 1));
     }
     int b = blockTop++;
     int r = extend >= 0 && end(extend) == b && !anyHolder(extend) ? extend : newRun(b, b);
@@ -350,7 +378,7 @@ final class RunTable {
   boolean wantsCompaction() {
     int deadBlocks = blockTop - liveBlocks;
     int deadRuns = runTop - liveRuns;
-    return deadBlocks > Math.max(minGarbage, liveBlocks / 4)
+    return deadBlocks > Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
         || deadRuns > Math.max(minGarbage, liveRuns / 4);
   }
 
@@ -384,20 +412,24 @@ final class RunTable {
       }
       b = e;
     }
+    compactions++;
     arena = a;
     runs = rs;
     blockTop = nb;
     runTop = nr;
-    int t = MIN_BLOCKS * 2;
-    while (t < nb * 2L + 2) {
-      t <<= 1;
-    }
-    table = new long[t];
+    // as many positions per block as growth gives (so the appends until the next compaction, up to
+    // 7/16 more blocks, do not rehash it), at least twice the arena's capacity
+    table = new long[Math.max(2 * blocks, TABLE_GROWTH * nb)];
     for (int b = 0; b < nb; b++) {
       tablePut(arena[2 * b], b);
     }
     publish();
     return renumber;
+  }
+
+  /** Compactions so far. */
+  int compactions() {
+    return compactions;
   }
 
   /** Dead blocks or retired runs below which no compaction is done. */
@@ -439,27 +471,36 @@ final class RunTable {
   }
 
   private void tablePut(long key, int b) {
-    long h = spread(key);
-    int mask = table.length - 1;
-    int i = (int) h & mask;
+    long fp = spread(key) & FINGERPRINT;
+    int length = table.length;
+    int i = home(fp, length);
     while (table[i] != 0) {
-      i = (i + 1) & mask;
+      i = i + 1 == length ? 0 : i + 1;
     }
-    LONGS.setRelease(table, i, (h & 0xFFFF_FFFF_0000_0000L) | (b + 1L));
+    LONGS.setRelease(table, i, fp | (b + 1L));
+  }
+
+  /**
+   * Puts entry {@code e} into a table no reader has yet. An entry names its home, so growing the
+   * table reads no key; taken in the old table's order, which follows the homes' order up to a
+   * cluster's length (bar the wrap-around), the new homes ascend too, so the writes go in order.
+   */
+  private void place(long e) {
+    long[] t = table;
+    int length = t.length;
+    int i = home(e & FINGERPRINT, length);
+    while (t[i] != 0) {
+      i = i + 1 == length ? 0 : i + 1;
+    }
+    t[i] = e;
   }
 
   private void rehash(int length) {
     long[] old = table;
     table = new long[length];
-    int mask = length - 1;
     for (long e : old) {
       if (e != 0) {
-        long h = spread(arena[2 * ((int) e - 1)]);
-        int i = (int) h & mask;
-        while (table[i] != 0) {
-          i = (i + 1) & mask;
-        }
-        table[i] = e;
+        place(e);
       }
     }
     publish();
