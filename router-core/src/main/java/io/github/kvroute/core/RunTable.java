@@ -185,6 +185,21 @@ final class RunTable {
     return view.find(key);
   }
 
+  /**
+   * Loads the key-table positions where the probes for {@code keys[from, to)} start and returns a
+   * value of no meaning, for the caller to keep: the loads are independent, so the processor overlaps
+   * their cache misses, where a probe per key would wait for each in turn before the next.
+   */
+  long touch(long[] keys, int from, int to) {
+    long[] t = table;
+    int length = t.length;
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += t[home(spread(keys[i]) & FINGERPRINT, length)];
+    }
+    return sum;
+  }
+
   long key(int b) {
     return arena[2 * b];
   }
