@@ -89,7 +89,9 @@ final class KeyGroups {
     int groups = 0;
     int prev = -1;
     int i = 0;
-    int touchedTo = 0;
+    // the first keys' table positions too: a command's first probe is as likely to miss
+    int touchedTo = Math.min(count, LOOKAHEAD);
+    touched += table.touch(keys, 0, touchedTo);
     while (i < count) {
       long k = keys[i];
       int b = table.find(k);

@@ -436,7 +436,8 @@ final class RunTable {
     // 7/16 more blocks, do not rehash it), at least twice the arena's capacity
     table = new long[Math.max(2 * blocks, TABLE_GROWTH * nb)];
     for (int b = 0; b < nb; b++) {
-      tablePut(arena[2 * b], b);
+      // plain stores: no reader has these arrays before the publication below
+      place((spread(arena[2 * b]) & FINGERPRINT) | (b + 1L));
     }
     publish();
     return renumber;
@@ -496,9 +497,10 @@ final class RunTable {
   }
 
   /**
-   * Puts entry {@code e} into a table no reader has yet. An entry names its home, so growing the
-   * table reads no key; taken in the old table's order, which follows the homes' order up to a
-   * cluster's length (bar the wrap-around), the new homes ascend too, so the writes go in order.
+   * Puts entry {@code e} into a table no reader has yet (growth, compaction), with plain stores. An
+   * entry names its home, so growing the table reads no key; taken in the old table's order, which
+   * follows the homes' order up to a cluster's length (bar the wrap-around), the new homes ascend
+   * too, so the writes go in order.
    */
   private void place(long e) {
     long[] t = table;

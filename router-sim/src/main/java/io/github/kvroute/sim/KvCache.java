@@ -34,7 +34,8 @@ import io.github.kvroute.api.PromptKey;
  * <p>The walks that look up many blocks in a row (the recomputed-elsewhere count, registering a
  * prefill's blocks, evicting for an allocation) first load the registry positions of the next
  * {@value #LOOKAHEAD} blocks in a loop of independent loads, so their cache misses overlap instead
- * of coming one per lookup; the lookups that follow are the same ones, in the same order.
+ * of coming one per lookup; the lookups that follow are the same ones, in the same order. Releasing
+ * a sequence loads its next blocks to unpin the same way.
  *
  * <p>Not thread-safe: owned by its replica's engine.
  */
@@ -236,9 +237,17 @@ final class KvCache {
 
   /** Takes {@code s}'s blocks back: cached ones unpinned deepest-first, private ones freed. */
   void release(Sequence s) {
-    for (int i = s.pinnedCount - 1; i >= 0; i--) {
-      unpin(s.pins[i]);
-      s.pins[i] = null;
+    CachedBlock[] pins = s.pins;
+    for (int i = s.pinnedCount - 1, touchedTo = i + 1; i >= 0; i--) {
+      if (i < touchedTo) {
+        // the next blocks to unpin, their misses overlapped
+        touchedTo = Math.max(0, i + 1 - LOOKAHEAD);
+        for (int j = i; j >= touchedTo; j--) {
+          touched += pins[j].refs;
+        }
+      }
+      unpin(pins[i]);
+      pins[i] = null;
     }
     s.pinnedCount = 0;
     free += s.privateBlocks;
