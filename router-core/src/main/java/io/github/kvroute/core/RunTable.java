@@ -113,6 +113,15 @@ final class RunTable {
     }
 
     /**
+     * Loads the key-table position where a probe for {@code key} starts and returns it (a value of
+     * no meaning to the caller): issued early, its cache miss overlaps the caller's other loads.
+     */
+    long touch(long key) {
+      long[] t = table;
+      return t[home(spread(key) & FINGERPRINT, t.length)];
+    }
+
+    /**
      * The record offset of block {@code b}'s run ({@code r x (1 + stride)}), or -1 if these arrays do
      * not know the run yet.
      */
