@@ -82,8 +82,9 @@ final class KeyGroups {
    * by side, in its order, so that they form one run and one group). A key that follows its
    * predecessor in the arena is found by one comparison, not a probe: within a group the keys are
    * compared with the arena's in one tight loop ({@link RunTable#matching}), with no per-key store.
-   * Past an unknown key, the table positions of the next {@value #LOOKAHEAD} keys are loaded at once
-   * ({@link RunTable#touch}), so that the probes of a new stretch, each a cache miss, overlap.
+   * The table positions of the first {@value #LOOKAHEAD} keys, and past an unknown key of the next
+   * {@value #LOOKAHEAD}, are loaded at once ({@link RunTable#touch}), so that the probes of a new
+   * stretch, each a cache miss, overlap.
    */
   int resolve(long[] keys, int count, boolean append) {
     int groups = 0;

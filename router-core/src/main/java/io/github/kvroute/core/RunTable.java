@@ -21,12 +21,11 @@ import java.util.Arrays;
  * walk touches one cache line per thing it looks at. The arena holds per block its key and its run
  * number side by side; the run records hold per run its bounds (start and end packed in one word, so
  * a reader reads them together) followed by its {@code stride} holder words (one per 64 slots). The
- * key table is open-addressed with linear probing, one {@code long} per position packing the high
- * half of the key's spread hash (its fingerprint) with its arena position plus one (0 is empty), so
- * a probe reads one array and only a fingerprint hit reads the arena. Crossing a run therefore costs
- * three cache misses (table, arena, run record) however long the run is, plus the sequential key
- * comparisons. A key's home position is its fingerprint scaled to the table's length (any length,
- * not only powers of two), so an entry names its own home and growing the table reads no keys.
+ * {@link KeyTable} is open-addressed with linear probing, one {@code long} per position packing a
+ * fingerprint of the key with its arena position, so a probe reads one array and only a fingerprint
+ * hit reads the arena; its length can be any (see there), so growing it reads no keys. Crossing a
+ * run therefore costs three cache misses (table, arena, run record) however long the run is, plus
+ * the sequential key comparisons.
  *
  * <p><b>Nothing a reader holds is reused.</b> Arena positions and run numbers are only ever appended
  * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
@@ -39,14 +38,15 @@ import java.util.Arrays;
  * <p><b>Slack.</b> The arena and the run records grow by a quarter, and compaction leaves a quarter
  * of room in both. The key table, when half full, grows to {@value #TABLE_GROWTH} positions per
  * arena position in use, and a compaction rebuilds it at as many per block it keeps (at least twice
- * the arena's capacity), so the appends until the next compaction normally neither rehash it nor
- * find it more than half full. The table thus holds at most three positions per arena position in
- * use (plus its minimum length), the arena at most 1.25: 44 bytes per position. Dead blocks up to
- * 7/16 of the live ones (instead of a quarter, with four table positions per position, 52 bytes)
- * mean 4/7 as many compactions, each a whole rebuild of the key table, in the same
- * {@link PrefixIndex#BLOCK_BYTES} per live block ({@code 44 x 23/16 = 63.25 <= 65}); retired runs
- * up to a quarter of the live ones bound the run records ({@link PrefixIndex#runBytes}). Both hold
- * between the index's commands.
+ * the arena's capacity), so up to half as many appends as the blocks it keeps do not rehash it:
+ * more than the 7/16 that bring the next compaction, unless the live blocks grow meanwhile (in
+ * {@code rag-long-docs}, after about one compaction in four). The table thus holds at most three
+ * positions per arena position in use (plus its minimum length), the arena at most 1.25: 44 bytes
+ * per position. Dead blocks up to 7/16 of the live ones (instead of a quarter, with four table
+ * positions per position, 52 bytes) mean 4/7 as many compactions, each a whole rebuild of the key
+ * table, in the same {@link PrefixIndex#BLOCK_BYTES} per live block
+ * ({@code 44 x 23/16 = 63.25 <= 65}); retired runs up to a quarter of the live ones bound the run
+ * records ({@link PrefixIndex#runBytes}). Both hold between the index's commands.
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
@@ -64,8 +64,6 @@ final class RunTable {
   static final int MIN_RUNS = 16;
   /** Compactions are not worth it below this many dead blocks or retired runs. */
   static final int MIN_GARBAGE = 256;
-  /** The high half of a key-table entry: the high half of the key's spread hash. */
-  private static final long FINGERPRINT = 0xFFFF_FFFF_0000_0000L;
   /** Key-table positions per arena position in use that the table grows to when half full. */
   static final int TABLE_GROWTH = 3;
   /**
@@ -95,21 +93,7 @@ final class RunTable {
 
     /** The arena position holding {@code key} (live or dead), or -1. */
     int find(long key) {
-      long[] t = table;
-      long fp = spread(key) & FINGERPRINT;
-      int length = t.length;
-      for (int i = home(fp, length); ; i = i + 1 == length ? 0 : i + 1) {
-        long e = (long) LONGS.getAcquire(t, i);
-        if (e == 0) {
-          return -1;
-        }
-        if ((e & FINGERPRINT) == fp) {
-          int b = (int) e - 1;
-          if (b < blocks && (long) LONGS.getAcquire(arena, 2 * b) == key) {
-            return b;
-          }
-        }
-      }
+      return KeyTable.find(table, arena, blocks, key);
     }
 
     /**
@@ -117,8 +101,7 @@ final class RunTable {
      * no meaning to the caller): issued early, its cache miss overlaps the caller's other loads.
      */
     long touch(long key) {
-      long[] t = table;
-      return t[home(spread(key) & FINGERPRINT, t.length)];
+      return KeyTable.touch(table, key);
     }
 
     /**
@@ -166,19 +149,6 @@ final class RunTable {
     publish();
   }
 
-  static long spread(long key) {
-    long h = key * 0x9E3779B97F4A7C15L;
-    return h ^ (h >>> 29);
-  }
-
-  /**
-   * The home position, in a key table of {@code length} positions, of an entry whose fingerprint
-   * (high half) is {@code fp}: the fingerprint scaled to the length, so the entry alone names it.
-   */
-  static int home(long fp, int length) {
-    return (int) (((fp >>> 32) * length) >>> 32);
-  }
-
   /** Reader-side: the arrays to use for one walk; lock-free. */
   View view() {
     return view;
@@ -201,10 +171,9 @@ final class RunTable {
    */
   long touch(long[] keys, int from, int to) {
     long[] t = table;
-    int length = t.length;
     long sum = 0;
     for (int i = from; i < to; i++) {
-      sum += t[home(spread(keys[i]) & FINGERPRINT, length)];
+      sum += KeyTable.touch(t, keys[i]);
     }
     return sum;
   }
@@ -316,7 +285,7 @@ final class RunTable {
     LONGS.setRelease(arena, 2 * b + 1, (long) r);
     LONGS.setRelease(arena, 2 * b, key);
     setBounds(r, start(r), b + 1);
-    tablePut(key, b);
+    KeyTable.put(table, KeyTable.entry(key, b));
     return b;
   }
 
@@ -446,7 +415,7 @@ final class RunTable {
     table = new long[Math.max(2 * blocks, TABLE_GROWTH * nb)];
     for (int b = 0; b < nb; b++) {
       // plain stores: no reader has these arrays before the publication below
-      place((spread(arena[2 * b]) & FINGERPRINT) | (b + 1L));
+      KeyTable.place(table, KeyTable.entry(arena[2 * b], b));
     }
     publish();
     return renumber;
@@ -495,40 +464,8 @@ final class RunTable {
     publish();
   }
 
-  private void tablePut(long key, int b) {
-    long fp = spread(key) & FINGERPRINT;
-    int length = table.length;
-    int i = home(fp, length);
-    while (table[i] != 0) {
-      i = i + 1 == length ? 0 : i + 1;
-    }
-    LONGS.setRelease(table, i, fp | (b + 1L));
-  }
-
-  /**
-   * Puts entry {@code e} into a table no reader has yet (growth, compaction), with plain stores. An
-   * entry names its home, so growing the table reads no key; taken in the old table's order, which
-   * follows the homes' order up to a cluster's length (bar the wrap-around), the new homes ascend
-   * too, so the writes go in order.
-   */
-  private void place(long e) {
-    long[] t = table;
-    int length = t.length;
-    int i = home(e & FINGERPRINT, length);
-    while (t[i] != 0) {
-      i = i + 1 == length ? 0 : i + 1;
-    }
-    t[i] = e;
-  }
-
   private void rehash(int length) {
-    long[] old = table;
-    table = new long[length];
-    for (long e : old) {
-      if (e != 0) {
-        place(e);
-      }
-    }
+    table = KeyTable.rebuilt(table, length);
     publish();
   }
 }
