@@ -18,6 +18,10 @@ import java.util.Arrays;
  * of a large fleet typically drops at the same run, and one vectorised fill costs less than a store
  * per slot.
  *
+ * <p>The walk loads the key-table position of the prompt's second block before probing for its
+ * first: past a shared first block (a system prompt) the second is typically in a run of its own,
+ * found by a probe, and that probe's cache miss then overlaps the first one instead of following it.
+ *
  * <p>A block whose run number is newer than the view's run records (the writer grew them since) is
  * looked up again in the current view, at most twice, so a walk that races a growth still finishes
  * on consistent arrays.
@@ -41,7 +45,15 @@ final class IndexWalk {
       any |= alive[w] != 0;
     }
     RunTable.View view = table.view();
+    // a prompt's second block is often where a probe is next needed (past a shared first block, a
+    // run of its own): its table position is loaded now, so that miss overlaps the first probe's
+    long touched = any && n > 1 ? view.touch(prompt.blockHash(1)) : 0;
     int b = any && n > 0 ? view.find(prompt.blockHash(0)) : -1;
+    if (touched == 1) {
+      // never acted on (an entry of position 0 with fingerprint 0): only keeps the load, which a
+      // predicted branch does not wait for
+      Thread.onSpinWait();
+    }
     int refreshes = 0;
     // one iteration per run crossed: intersect with its holders, then compare keys along it
     while (b >= 0) {

@@ -18,6 +18,10 @@ final class KeyGroups {
    */
   private int[] first = new int[64];
   private int[] at = new int[64];
+  /** Keys whose table positions {@link #resolve} loads at once past an unknown key. */
+  static final int LOOKAHEAD = 16;
+  /** Where {@link #resolve} keeps what {@link RunTable#touch} returns, so the loads are done. */
+  private long touched;
   /** Keys a command collects before resolving them (grown as needed). */
   private long[] keys = new long[64];
 
@@ -78,16 +82,30 @@ final class KeyGroups {
    * by side, in its order, so that they form one run and one group). A key that follows its
    * predecessor in the arena is found by one comparison, not a probe: within a group the keys are
    * compared with the arena's in one tight loop ({@link RunTable#matching}), with no per-key store.
+   * The table positions of the first {@value #LOOKAHEAD} keys, and past an unknown key of the next
+   * {@value #LOOKAHEAD}, are loaded at once ({@link RunTable#touch}), so that the probes of a new
+   * stretch, each a cache miss, overlap.
    */
   int resolve(long[] keys, int count, boolean append) {
     int groups = 0;
     int prev = -1;
     int i = 0;
+    // the first keys' table positions too: a command's first probe is as likely to miss
+    int touchedTo = Math.min(count, LOOKAHEAD);
+    touched += table.touch(keys, 0, touchedTo);
     while (i < count) {
       long k = keys[i];
       int b = table.find(k);
-      if (b < 0 && append) {
-        b = table.append(k, prev >= 0 ? table.runOf(prev) : -1);
+      if (b < 0) {
+        // an unknown key is usually followed by more (a prompt's new stretch), each a probe that
+        // misses the cache: load their table positions together first
+        if (i + 1 >= touchedTo) {
+          touchedTo = Math.min(count, i + 1 + LOOKAHEAD);
+          touched += table.touch(keys, i + 1, touchedTo);
+        }
+        if (append) {
+          b = table.append(k, prev >= 0 ? table.runOf(prev) : -1);
+        }
       }
       // a new group unless this key continues the last one: its arena successor (an appended key
       // right after the previous appended one), or another unknown key

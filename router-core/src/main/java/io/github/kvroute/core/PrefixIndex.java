@@ -95,9 +95,10 @@ final class PrefixIndex {
    */
   static final int ENTRY_BYTES = 52;
   /**
-   * Bytes per live block: with dead blocks up to a quarter of the live ones, the arena's 16 bytes
-   * per position with a quarter in growth slack ({@code 16 x 1.25 x 1.25 = 25}), and up to four
-   * 8-byte key-table positions per arena position ({@code 32 x 1.25 = 40}).
+   * Bytes per live block: with dead blocks up to 7/16 of the live ones, the arena's 16 bytes per
+   * position with a quarter in growth slack ({@code 16 x 1.25 x 1.4375 = 28.75}), and up to three
+   * 8-byte key-table positions per arena position ({@code 24 x 1.4375 = 34.5}): 63.25, rounded up
+   * (see {@link RunTable}, "Slack").
    */
   static final int BLOCK_BYTES = 65;
   /** Bytes of the fixed part not derived from the arrays: object and array headers. */
@@ -504,6 +505,17 @@ final class PrefixIndex {
     try {
       drainLocked();
       return store.slotEntries(slot);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Compactions of the run table so far (after applying buffered commands). */
+  int compactions() {
+    writeLock.lock();
+    try {
+      drainLocked();
+      return table.compactions();
     } finally {
       writeLock.unlock();
     }

@@ -21,23 +21,32 @@ import java.util.Arrays;
  * walk touches one cache line per thing it looks at. The arena holds per block its key and its run
  * number side by side; the run records hold per run its bounds (start and end packed in one word, so
  * a reader reads them together) followed by its {@code stride} holder words (one per 64 slots). The
- * key table is open-addressed with linear probing, one {@code long} per position packing the high
- * half of the key's spread hash with its arena position plus one (0 is empty), so a probe reads one
- * array and only a fingerprint hit reads the arena. Crossing a run therefore costs three cache
- * misses (table, arena, run record) however long the run is, plus the sequential key comparisons.
+ * {@link KeyTable} is open-addressed with linear probing, one {@code long} per position packing a
+ * fingerprint of the key with its arena position, so a probe reads one array and only a fingerprint
+ * hit reads the arena; its length can be any (see there), so growing it reads no keys. Crossing a
+ * run therefore costs three cache misses (table, arena, run record) however long the run is, plus
+ * the sequential key comparisons.
  *
  * <p><b>Nothing a reader holds is reused.</b> Arena positions and run numbers are only ever appended
  * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
  * (dead), a run split off or merged away keeps its number, retired. A key therefore names the same
  * arena position for as long as a reader's arrays live, and a compaction ({@link #compact}, when dead
- * blocks or retired runs exceed a quarter of the live ones and the minimum garbage) copies the live
- * ones into fresh arrays, published as a new {@link View}; a reader finishes on whichever arrays it
- * started with.
+ * blocks exceed 7/16 of the live ones or retired runs a quarter of the live ones, and either the
+ * minimum garbage) copies the live ones into fresh arrays, published as a new {@link View}; a reader
+ * finishes on whichever arrays it started with.
  *
- * <p><b>Slack.</b> The arena and the run records grow by a quarter, the key table doubles when half
- * full, and compaction leaves a quarter of room: with garbage at most a quarter of the live blocks
- * and runs, that bounds the arrays per live block and per live run between the index's commands
- * ({@link PrefixIndex#BLOCK_BYTES}, {@link PrefixIndex#runBytes}).
+ * <p><b>Slack.</b> The arena and the run records grow by a quarter, and compaction leaves a quarter
+ * of room in both. The key table, when half full, grows to {@value #TABLE_GROWTH} positions per
+ * arena position in use, and a compaction rebuilds it at as many per block it keeps (at least twice
+ * the arena's capacity), so up to half as many appends as the blocks it keeps do not rehash it:
+ * more than the 7/16 that bring the next compaction, unless the live blocks grow meanwhile (in
+ * {@code rag-long-docs}, after about one compaction in four). The table thus holds at most three
+ * positions per arena position in use (plus its minimum length), the arena at most 1.25: 44 bytes
+ * per position. Dead blocks up to 7/16 of the live ones (instead of a quarter, with four table
+ * positions per position, 52 bytes) mean 4/7 as many compactions, each a whole rebuild of the key
+ * table, in the same {@link PrefixIndex#BLOCK_BYTES} per live block
+ * ({@code 44 x 23/16 = 63.25 <= 65}); retired runs up to a quarter of the live ones bound the run
+ * records ({@link PrefixIndex#runBytes}). Both hold between the index's commands.
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
@@ -55,6 +64,14 @@ final class RunTable {
   static final int MIN_RUNS = 16;
   /** Compactions are not worth it below this many dead blocks or retired runs. */
   static final int MIN_GARBAGE = 256;
+  /** Key-table positions per arena position in use that the table grows to when half full. */
+  static final int TABLE_GROWTH = 3;
+  /**
+   * Dead blocks per live block, in sixteenths, past which a compaction is due: with at most three
+   * key-table positions per arena position in use, the arena's and the table's bytes per arena
+   * position (20 + 24) times {@code 1 + 7/16} stay within {@link PrefixIndex#BLOCK_BYTES}.
+   */
+  static final int DEAD_BLOCKS_NUM = 7;
 
   /** One published set of arrays; a reader uses one for a whole walk. */
   static final class View {
@@ -76,22 +93,15 @@ final class RunTable {
 
     /** The arena position holding {@code key} (live or dead), or -1. */
     int find(long key) {
-      long[] t = table;
-      long h = spread(key);
-      long fp = h & 0xFFFF_FFFF_0000_0000L;
-      int mask = t.length - 1;
-      for (int i = (int) h & mask; ; i = (i + 1) & mask) {
-        long e = (long) LONGS.getAcquire(t, i);
-        if (e == 0) {
-          return -1;
-        }
-        if ((e & 0xFFFF_FFFF_0000_0000L) == fp) {
-          int b = (int) e - 1;
-          if (b < blocks && (long) LONGS.getAcquire(arena, 2 * b) == key) {
-            return b;
-          }
-        }
-      }
+      return KeyTable.find(table, arena, blocks, key);
+    }
+
+    /**
+     * Loads the key-table position where a probe for {@code key} starts and returns it (a value of
+     * no meaning to the caller): issued early, its cache miss overlaps the caller's other loads.
+     */
+    long touch(long key) {
+      return KeyTable.touch(table, key);
     }
 
     /**
@@ -129,6 +139,7 @@ final class RunTable {
   private int runTop;
   private int liveBlocks;
   private int liveRuns;
+  private int compactions;
 
   private final int minGarbage;
 
@@ -136,11 +147,6 @@ final class RunTable {
   RunTable(int minGarbage) {
     this.minGarbage = minGarbage;
     publish();
-  }
-
-  static long spread(long key) {
-    long h = key * 0x9E3779B97F4A7C15L;
-    return h ^ (h >>> 29);
   }
 
   /** Reader-side: the arrays to use for one walk; lock-free. */
@@ -156,6 +162,20 @@ final class RunTable {
 
   int find(long key) {
     return view.find(key);
+  }
+
+  /**
+   * Loads the key-table positions where the probes for {@code keys[from, to)} start and returns a
+   * value of no meaning, for the caller to keep: the loads are independent, so the processor overlaps
+   * their cache misses, where a probe per key would wait for each in turn before the next.
+   */
+  long touch(long[] keys, int from, int to) {
+    long[] t = table;
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += KeyTable.touch(t, keys[i]);
+    }
+    return sum;
   }
 
   long key(int b) {
@@ -257,14 +277,15 @@ final class RunTable {
       publish();
     }
     if ((blockTop + 1) * 2L > table.length) {
-      rehash(table.length * 2);
+      // a third full: half full again once the blocks have grown by half
+      rehash(TABLE_GROWTH * (blockTop + 1));
     }
     int b = blockTop++;
     int r = extend >= 0 && end(extend) == b && !anyHolder(extend) ? extend : newRun(b, b);
     LONGS.setRelease(arena, 2 * b + 1, (long) r);
     LONGS.setRelease(arena, 2 * b, key);
     setBounds(r, start(r), b + 1);
-    tablePut(key, b);
+    KeyTable.put(table, KeyTable.entry(key, b));
     return b;
   }
 
@@ -350,7 +371,7 @@ final class RunTable {
   boolean wantsCompaction() {
     int deadBlocks = blockTop - liveBlocks;
     int deadRuns = runTop - liveRuns;
-    return deadBlocks > Math.max(minGarbage, liveBlocks / 4)
+    return deadBlocks > Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
         || deadRuns > Math.max(minGarbage, liveRuns / 4);
   }
 
@@ -384,20 +405,25 @@ final class RunTable {
       }
       b = e;
     }
+    compactions++;
     arena = a;
     runs = rs;
     blockTop = nb;
     runTop = nr;
-    int t = MIN_BLOCKS * 2;
-    while (t < nb * 2L + 2) {
-      t <<= 1;
-    }
-    table = new long[t];
+    // as many positions per block as growth gives (so the appends until the next compaction, up to
+    // 7/16 more blocks, do not rehash it), at least twice the arena's capacity
+    table = new long[Math.max(2 * blocks, TABLE_GROWTH * nb)];
     for (int b = 0; b < nb; b++) {
-      tablePut(arena[2 * b], b);
+      // plain stores: no reader has these arrays before the publication below
+      KeyTable.place(table, KeyTable.entry(arena[2 * b], b));
     }
     publish();
     return renumber;
+  }
+
+  /** Compactions so far. */
+  int compactions() {
+    return compactions;
   }
 
   /** Dead blocks or retired runs below which no compaction is done. */
@@ -438,30 +464,8 @@ final class RunTable {
     publish();
   }
 
-  private void tablePut(long key, int b) {
-    long h = spread(key);
-    int mask = table.length - 1;
-    int i = (int) h & mask;
-    while (table[i] != 0) {
-      i = (i + 1) & mask;
-    }
-    LONGS.setRelease(table, i, (h & 0xFFFF_FFFF_0000_0000L) | (b + 1L));
-  }
-
   private void rehash(int length) {
-    long[] old = table;
-    table = new long[length];
-    int mask = length - 1;
-    for (long e : old) {
-      if (e != 0) {
-        long h = spread(arena[2 * ((int) e - 1)]);
-        int i = (int) h & mask;
-        while (table[i] != 0) {
-          i = (i + 1) & mask;
-        }
-        table[i] = e;
-      }
-    }
+    table = KeyTable.rebuilt(table, length);
     publish();
   }
 }

@@ -15,6 +15,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * The run-compressed index against a plain map-of-sets reference, operation by operation: long
@@ -101,6 +102,30 @@ class RunIndexModelProperties {
         Tuple.of(2, Combinators.combine(Arbitraries.integers().between(0, 50), Arbitraries.of(true, false))
             .as(Undo::new)));
     return op.list().ofMaxSize(50);
+  }
+
+  /**
+   * Churn on long prompts: stores and removals of parts of them, clears and resets, so that dead
+   * blocks pile up and the run table compacts between (and within) reads.
+   */
+  @Provide
+  Arbitrary<List<Op>> churn() {
+    Arbitrary<Integer> slot = Arbitraries.integers().between(0, SLOTS - 1);
+    Arbitrary<Integer> prompt = Arbitraries.integers().between(0, 5);
+    Arbitrary<Integer> pos = Arbitraries.integers().between(0, LONGEST);
+    Arbitrary<Op> op = Arbitraries.frequencyOf(
+        Tuple.of(6, Combinators.combine(slot, prompt, pos, pos, Arbitraries.integers().between(0, 3))
+            .as(Store::new)),
+        Tuple.of(6, Combinators.combine(slot, prompt, pos, pos, Arbitraries.integers().between(1, 2))
+            .as(Remove::new)),
+        Tuple.of(2, slot.map(Clear::new)),
+        Tuple.of(1, slot.map(Reset::new)),
+        Tuple.of(1, Combinators.combine(slot, Arbitraries.integers().between(1, 400))
+            .as(Capacity::new)),
+        Tuple.of(3, Combinators.combine(slot, prompt).as(Insert::new)),
+        Tuple.of(1, Combinators.combine(Arbitraries.integers().between(0, 50), Arbitraries.of(true, false))
+            .as(Undo::new)));
+    return op.list().ofMinSize(10).ofMaxSize(60);
   }
 
   // ------------------------------------------------------------------------------ the reference
@@ -262,8 +287,26 @@ class RunIndexModelProperties {
     agreeThroughout(tokens, ops);
   }
 
+  /**
+   * Compactions interleaved with reads, removals and clears, each operation checked against the
+   * reference (every prompt's match on every slot, every count); most sequences compact, many
+   * several times.
+   */
+  @Property(tries = 80)
+  void churnAgreesThroughEveryCompaction(@ForAll("longPrompts") List<int[]> tokens,
+      @ForAll("churn") List<Op> ops) {
+    int compactions = agreeThroughout(tokens, ops, 400);
+    Statistics.label("compacted").collect(compactions > 0);
+    Statistics.label("compacted").coverage(c -> c.check(true).percentage(pct -> pct >= 40));
+  }
+
   private static void agreeThroughout(List<int[]> tokens, List<Op> ops) {
-    PrefixIndex ix = new PrefixIndex(1L << 30, 40, 1 << 16, 0);
+    agreeThroughout(tokens, ops, 40);
+  }
+
+  /** Runs {@code ops} checking each against the reference; returns the compactions they caused. */
+  private static int agreeThroughout(List<int[]> tokens, List<Op> ops, int capacity) {
+    PrefixIndex ix = new PrefixIndex(1L << 30, capacity, 1 << 16, 0);
     int[][] slots = allocate(ix);
     int[] slotIds = new int[SLOTS];
     int[] gen = new int[SLOTS];
@@ -272,7 +315,7 @@ class RunIndexModelProperties {
       gen[s] = slots[s][1];
     }
     World world = new World(ix, slotIds, gen, tokens.stream().map(IndexHarness::blocks).toList(),
-        new IndexReference(SLOTS, 40));
+        new IndexReference(SLOTS, capacity));
 
     for (Op op : ops) {
       world.apply(op);
@@ -280,6 +323,7 @@ class RunIndexModelProperties {
       assertThat(ix.entryCount()).as("entries after %s", op).isEqualTo(world.ref.entries());
       assertThat(ix.blockCount()).as("blocks after %s", op).isEqualTo(world.ref.holders.size());
     }
+    return ix.compactions();
   }
 
   /**

@@ -152,6 +152,55 @@ class RunTableTest {
   }
 
   @Test
+  void aTableGrownToAnyLengthFindsEveryKey_andMissesOthers() {
+    for (long k = 1; k <= 5_000; k++) {
+      appendRun(k * 0x9E3779B97F4A7C15L);
+      if (k % 997 == 0 || k == 64 || k == 65) {
+        for (long j = 1; j <= k; j++) {
+          assertThat(table.find(j * 0x9E3779B97F4A7C15L)).as("key %s of %s", j, k)
+              .isEqualTo((int) j - 1);
+        }
+        assertThat(table.find(-k)).isNegative();
+      }
+    }
+    RunTable.View v = table.view();
+    assertThat(v.table.length).as("at most three key-table positions per arena position in use")
+        .isLessThanOrEqualTo(3 * table.blockTop() + 2 * RunTable.MIN_BLOCKS);
+    assertThat(v.arena.length / 2).isLessThanOrEqualTo(table.blockTop() * 5 / 4 + RunTable.MIN_BLOCKS);
+  }
+
+  @Test
+  void deadBlocksUpTo7Of16OfTheLiveOnesWaitForCompaction() {
+    int live = appendRun(java.util.stream.LongStream.rangeClosed(1, 1_600).toArray());
+    table.addHolder(table.runOf(live), 0);
+    int dead = appendRun(java.util.stream.LongStream.rangeClosed(10_001, 10_700).toArray());
+    table.addHolder(table.runOf(dead), 1);
+    table.removeHolder(table.runOf(dead), 1);
+    assertThat(table.wantsCompaction()).as("700 dead of 1,600 live").isFalse();
+
+    int more = appendRun(20_001);
+    table.addHolder(table.runOf(more), 1);
+    table.removeHolder(table.runOf(more), 1);
+    assertThat(table.wantsCompaction()).as("701 dead").isTrue();
+
+    table.compact();
+    assertThat(table.blockTop()).isEqualTo(1_600);
+    assertThat(table.find(10_001)).isNegative();
+    assertThat(table.find(1_600)).isEqualTo(table.find(1) + 1_599);
+    // the rebuilt table has room for the appends until the next compaction: 7/16 more blocks
+    // rehash nothing, and the table stays within three positions per arena position in use
+    RunTable.View rebuilt = table.view();
+    assertThat(rebuilt.table.length).isLessThanOrEqualTo(3 * 1_600);
+    for (long k = 30_001; k <= 30_700; k++) {
+      appendRun(k);
+    }
+    assertThat(table.view().table).as("not rehashed").isSameAs(rebuilt.table);
+    for (long k = 1; k <= 1_600; k++) {
+      assertThat(table.find(k)).isEqualTo(table.find(1) + (int) k - 1);
+    }
+  }
+
+  @Test
   void readersAlwaysSeePinnedBlocksWhileTheWriterChurns() throws Exception {
     long[] pinned = new long[64];
     for (int i = 0; i < pinned.length; i++) {

@@ -31,6 +31,12 @@ import io.github.kvroute.api.PromptKey;
  * cached block or to a dropped one that holds none, so the memos keep at most as many dropped blocks
  * alive as there are cached ones: bounded by the KV capacity, like the registry.
  *
+ * <p>The walks that look up many blocks in a row (the recomputed-elsewhere count, registering a
+ * prefill's blocks, evicting for an allocation) first load the registry positions of the next
+ * {@value #LOOKAHEAD} blocks in a loop of independent loads, so their cache misses overlap instead
+ * of coming one per lookup; the lookups that follow are the same ones, in the same order. Releasing
+ * a sequence loads its next blocks to unpin the same way.
+ *
  * <p>Not thread-safe: owned by its replica's engine.
  */
 final class KvCache {
@@ -41,6 +47,10 @@ final class KvCache {
   private final int watermarkBlocks;
   private final KvLog log;
   private final boolean[] created = new boolean[1];
+  /** Blocks whose registry positions a walk loads at once, ahead of looking them up one by one. */
+  static final int LOOKAHEAD = 16;
+  /** Where the walks keep what their look-ahead loads return, so that the loads are done. */
+  private long touched;
 
   private int free;
   private int cached;
@@ -170,7 +180,11 @@ final class KvCache {
   long heldElsewhere(PromptKey prompt, int cached) {
     long sum = 0;
     int promptTokens = prompt.tokenCount();
-    for (int i = cached / blockSize, n = prompt.blockCount(); i < n; i++) {
+    for (int i = cached / blockSize, n = prompt.blockCount(), touchedTo = 0; i < n; i++) {
+      if (i >= touchedTo) {
+        touchedTo = Math.min(n, i + LOOKAHEAD);
+        touched += registry.touch(prompt, i, touchedTo);
+      }
       long lo = Math.max((long) i * blockSize, cached);
       long hi = Math.min((long) (i + 1) * blockSize, promptTokens);
       if (hi > lo && registry.heldElsewhere(prompt.blockHash(i), replica)) {
@@ -194,7 +208,11 @@ final class KvCache {
   void register(Sequence s) {
     PromptKey prompt = s.prompt;
     int n = prompt.blockCount();
-    for (int i = s.pinnedCount; i < n; i++) {
+    for (int i = s.pinnedCount, touchedTo = 0; i < n; i++) {
+      if (i >= touchedTo) {
+        touchedTo = Math.min(n, i + LOOKAHEAD);
+        touched += registry.touch(prompt, i, touchedTo);
+      }
       long hash = prompt.blockHash(i);
       CachedBlock b = registry.getOrAdd(hash, replica, created);
       if (!created[0]) {
@@ -219,9 +237,17 @@ final class KvCache {
 
   /** Takes {@code s}'s blocks back: cached ones unpinned deepest-first, private ones freed. */
   void release(Sequence s) {
-    for (int i = s.pinnedCount - 1; i >= 0; i--) {
-      unpin(s.pins[i]);
-      s.pins[i] = null;
+    CachedBlock[] pins = s.pins;
+    for (int i = s.pinnedCount - 1, touchedTo = i + 1; i >= 0; i--) {
+      if (i < touchedTo) {
+        // the next blocks to unpin, their misses overlapped
+        touchedTo = Math.max(0, i + 1 - LOOKAHEAD);
+        for (int j = i; j >= touchedTo; j--) {
+          touched += pins[j].refs;
+        }
+      }
+      unpin(pins[i]);
+      pins[i] = null;
     }
     s.pinnedCount = 0;
     free += s.privateBlocks;
@@ -271,7 +297,15 @@ final class KvCache {
 
   private void allocate(int blocks) {
     while (free < blocks) {
-      evictLeastRecent();
+      // the next victims' registry positions first, their misses overlapped
+      int k = 0;
+      for (CachedBlock b = head; b != null && k < Math.min(blocks - free, LOOKAHEAD); b = b.next) {
+        touched += registry.touch(b.hash);
+        k++;
+      }
+      do {
+        evictLeastRecent();
+      } while (--k > 0);
     }
     free -= blocks;
     privateBlocks += blocks;

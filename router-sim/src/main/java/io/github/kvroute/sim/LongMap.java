@@ -53,18 +53,13 @@ final class LongMap<V> {
       zeroValue = value;
       return;
     }
-    if ((size + 1) * 2 > keys.length) {
-      grow();
+    reserve();
+    int p = position(key);
+    if (p >= 0) {
+      values[p] = value;
+    } else {
+      insertAt(~p, key, value);
     }
-    int i = slot(key, mask);
-    while (keys[i] != 0 && keys[i] != key) {
-      i = (i + 1) & mask;
-    }
-    if (keys[i] == 0) {
-      keys[i] = key;
-      size++;
-    }
-    values[i] = value;
   }
 
   /** Removes {@code key} if present. */
@@ -74,19 +69,70 @@ final class LongMap<V> {
       zeroValue = null;
       return;
     }
-    int i = slot(key, mask);
-    while (true) {
-      if (keys[i] == 0) {
-        return;
-      }
-      if (keys[i] == key) {
-        break;
-      }
-      i = (i + 1) & mask;
+    int p = position(key);
+    if (p >= 0) {
+      removeAt(p);
     }
+  }
+
+  // -------------------------------------------- by position: one probe for a read and a write
+
+  /**
+   * For a non-zero {@code key}: its position if present, else the complement ({@code ~p}) of the
+   * empty position where it would be stored. A position stays valid until the next change of the
+   * map; {@link #reserve} first if the key may be stored there.
+   */
+  int position(long key) {
+    long[] ks = keys;
+    for (int i = slot(key, mask); ; i = (i + 1) & mask) {
+      long k = ks[i];
+      if (k == key) {
+        return i;
+      }
+      if (k == 0) {
+        return ~i;
+      }
+    }
+  }
+
+  /** The value at present position {@code p}. */
+  @SuppressWarnings("unchecked")
+  V valueAt(int p) {
+    return (V) values[p];
+  }
+
+  /** Replaces the value at present position {@code p} with {@code value} (non-null). */
+  void setAt(int p, V value) {
+    values[p] = value;
+  }
+
+  /**
+   * Makes room for one more key, so that a {@link #position} taken next can take it; whether the
+   * map grew (which moves every position).
+   */
+  boolean reserve() {
+    if ((size + 1) * 2 > keys.length) {
+      grow();
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Stores non-zero {@code key}, absent, at the empty position {@code p} its {@link #position}
+   * named (after a {@link #reserve}).
+   */
+  void insertAt(int p, long key, V value) {
+    keys[p] = key;
+    values[p] = value;
+    size++;
+  }
+
+  /** Removes the key at present position {@code p}. */
+  void removeAt(int p) {
     size--;
     // backward-shift: move later entries of the run into the hole when their home allows it
-    int hole = i;
+    int hole = p;
     for (int j = (hole + 1) & mask; keys[j] != 0; j = (j + 1) & mask) {
       int home = slot(keys[j], mask);
       if (((j - home) & mask) >= ((j - hole) & mask)) {
@@ -97,6 +143,16 @@ final class LongMap<V> {
     }
     keys[hole] = 0;
     values[hole] = null;
+  }
+
+  /**
+   * Loads where a probe for {@code key} starts, in both arrays, and returns a value of no meaning
+   * for the caller to keep: touching the keys a walk will look up, in a loop of independent loads,
+   * lets the processor overlap their cache misses, which a probe per key would take one at a time.
+   */
+  long touch(long key) {
+    int i = slot(key, mask);
+    return keys[i] + (values[i] == null ? 0 : 1);
   }
 
   int size() {

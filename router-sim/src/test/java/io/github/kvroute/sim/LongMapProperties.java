@@ -16,7 +16,10 @@ import net.jqwik.api.Provide;
 /** {@link LongMap} behaves like a {@code HashMap<Long, V>}, the key 0 and colliding keys included. */
 class LongMapProperties {
 
-  /** Put (kind 0-2) or remove (kind 3) key number {@code key}. */
+  /**
+   * Put (kind 0-2) or remove (kind 3) key number {@code key}; or the same by position, one probe
+   * (kind 4 a put, 5 a remove; the key 0 by the plain methods, as the registry does).
+   */
   record Step(int kind, int key, int value) {
     /** Key 0, patterned keys (low bits all zero) and spread ones. */
     long keyValue() {
@@ -27,7 +30,7 @@ class LongMapProperties {
 
   @Provide
   Arbitrary<List<Step>> steps() {
-    return Combinators.combine(Arbitraries.integers().between(0, 3),
+    return Combinators.combine(Arbitraries.integers().between(0, 5),
         Arbitraries.integers().between(0, 120), Arbitraries.integers().between(0, 1_000))
         .as(Step::new).list().ofMaxSize(500);
   }
@@ -39,7 +42,26 @@ class LongMapProperties {
 
     for (Step s : steps) {
       long key = s.keyValue();
-      if (s.kind() < 3) {
+      if (s.kind() == 4 && key != 0) {
+        int p = map.position(key);
+        if (p >= 0) {
+          map.setAt(p, s.value());
+        } else {
+          if (map.reserve()) {
+            p = map.position(key);
+          }
+          map.insertAt(~p, key, s.value());
+        }
+        model.put(key, s.value());
+      } else if (s.kind() == 5 && key != 0) {
+        int p = map.position(key);
+        assertThat(p >= 0).isEqualTo(model.containsKey(key));
+        if (p >= 0) {
+          assertThat(map.valueAt(p)).isEqualTo(model.get(key));
+          map.removeAt(p);
+        }
+        model.remove(key);
+      } else if (s.kind() < 3 || s.kind() == 4) {
         map.put(key, s.value());
         model.put(key, s.value());
       } else {

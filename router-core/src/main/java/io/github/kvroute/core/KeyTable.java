@@ -1,0 +1,109 @@
+package io.github.kvroute.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The {@link RunTable}'s key table: block key to arena position, open-addressed with linear
+ * probing in one {@code long[]}.
+ *
+ * <h2>Design notes</h2>
+ * An entry packs the high half of the key's spread hash (its fingerprint) with the key's arena
+ * position plus one (0 is an empty position), so a probe reads one array and only a fingerprint hit
+ * reads the arena. A key's home position is its fingerprint scaled to the table's length, any length
+ * (not only powers of two, so the table can be sized exactly to the run table's memory bound), and
+ * an entry therefore names its own home: rebuilding a table at another length ({@link #rebuilt})
+ * reads no key. Taken in the old table's order, which follows the homes' order up to a cluster's
+ * length (bar the wrap-around), the new homes ascend too, so a rebuild writes in order.
+ *
+ * <p>Readers probe with acquire loads ({@link #find}); the writer adds to a published table with a
+ * release store ({@link #put}) after the block's key, and fills a table no reader has yet with plain
+ * stores ({@link #place}).
+ *
+ * <p>Thread-safety: stateless; the arrays' discipline is the {@link RunTable}'s.
+ */
+final class KeyTable {
+  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+  /** The high half of an entry: the high half of the key's spread hash. */
+  static final long FINGERPRINT = 0xFFFF_FFFF_0000_0000L;
+
+  private KeyTable() {}
+
+  static long spread(long key) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    return h ^ (h >>> 29);
+  }
+
+  /** The entry of {@code key} at arena position {@code b}. */
+  static long entry(long key, int b) {
+    return (spread(key) & FINGERPRINT) | (b + 1L);
+  }
+
+  /**
+   * The home position, in a table of {@code length} positions, of an entry whose fingerprint (high
+   * half) is {@code fp}: the fingerprint scaled to the length, so the entry alone names it.
+   */
+  static int home(long fp, int length) {
+    return (int) (((fp >>> 32) * length) >>> 32);
+  }
+
+  /**
+   * The arena position holding {@code key} in {@code table} over {@code arena} (key of block
+   * {@code b} at {@code 2b}, {@code blocks} positions), or -1; acquire loads, any thread.
+   */
+  static int find(long[] table, long[] arena, int blocks, long key) {
+    long fp = spread(key) & FINGERPRINT;
+    int length = table.length;
+    for (int i = home(fp, length); ; i = i + 1 == length ? 0 : i + 1) {
+      long e = (long) LONGS.getAcquire(table, i);
+      if (e == 0) {
+        return -1;
+      }
+      if ((e & FINGERPRINT) == fp) {
+        int b = (int) e - 1;
+        if (b < blocks && (long) LONGS.getAcquire(arena, 2 * b) == key) {
+          return b;
+        }
+      }
+    }
+  }
+
+  /**
+   * Loads the position where a probe for {@code key} starts and returns it, a value of no meaning
+   * for the caller to keep: issued ahead of the probe, its cache miss overlaps the caller's others.
+   */
+  static long touch(long[] table, long key) {
+    return table[home(spread(key) & FINGERPRINT, table.length)];
+  }
+
+  /** Adds entry {@code e} to a published table (the writer): a release store. */
+  static void put(long[] table, long e) {
+    int length = table.length;
+    int i = home(e & FINGERPRINT, length);
+    while (table[i] != 0) {
+      i = i + 1 == length ? 0 : i + 1;
+    }
+    LONGS.setRelease(table, i, e);
+  }
+
+  /** Adds entry {@code e} to a table no reader has yet: a plain store. */
+  static void place(long[] table, long e) {
+    int length = table.length;
+    int i = home(e & FINGERPRINT, length);
+    while (table[i] != 0) {
+      i = i + 1 == length ? 0 : i + 1;
+    }
+    table[i] = e;
+  }
+
+  /** A table of {@code length} positions with the entries of {@code old}. */
+  static long[] rebuilt(long[] old, int length) {
+    long[] t = new long[length];
+    for (long e : old) {
+      if (e != 0) {
+        place(t, e);
+      }
+    }
+    return t;
+  }
+}
