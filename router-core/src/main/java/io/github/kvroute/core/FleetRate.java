@@ -48,7 +48,6 @@ final class FleetRate {
   static final double SAME_SPEED_RATIO = 1.25;
   static final long REFRESH_MILLIS = 1_000;
   private static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS);
-  private static final double DEAD_ZONE = Math.log(SAME_SPEED_RATIO);
 
   /** The fleet's learnt rates summarised; {@link #NONE} until a replica has learnt one. */
   record Pool(double medianMsPerToken, int replicas) {
@@ -59,11 +58,14 @@ final class FleetRate {
       if (replicas < 2 || !(own > 0)) {
         return own;
       }
-      double beyond = Math.log(own / medianMsPerToken);
-      if (Math.abs(beyond) <= DEAD_ZONE) {
-        return medianMsPerToken;
+      // in log space: the median within the zone, the rate less the zone beyond it (no log per call)
+      if (own > medianMsPerToken * SAME_SPEED_RATIO) {
+        return own / SAME_SPEED_RATIO;
       }
-      return medianMsPerToken * Math.exp(beyond - Math.copySign(DEAD_ZONE, beyond));
+      if (own * SAME_SPEED_RATIO < medianMsPerToken) {
+        return own * SAME_SPEED_RATIO;
+      }
+      return medianMsPerToken;
     }
   }
 
