@@ -92,7 +92,7 @@ final class CandidateViews {
       int words, double meanMillis) {
     ReplicaEntry entry = v.entry;
     ReplicaSnapshot snap = v.snapshot;
-    DispatchLedger.Reading r = v.reading;
+    LedgerReading r = v.reading;
     entry.ledger.read(now, r);
     v.snapshotAgeMillis = Math.max(0, now - entry.observedAtNanos) / 1e6;
     v.telemetryStale = v.snapshotAgeMillis > costModel.staleAfterMillis();

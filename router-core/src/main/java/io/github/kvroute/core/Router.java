@@ -327,7 +327,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
     List<ReplicaStatus> out = new ArrayList<>();
     for (ReplicaEntry e : fleet.members()) {
       ReplicaSnapshot s = e.snapshot;
-      DispatchLedger.Reading r = new DispatchLedger.Reading();
+      LedgerReading r = new LedgerReading();
       e.ledger.read(now, r);
       long observed = e.observedAtNanos;
       out.add(new ReplicaStatus(e.id, e.epoch,
