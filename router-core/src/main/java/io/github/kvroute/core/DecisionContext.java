@@ -163,6 +163,28 @@ final class DecisionContext extends StandardContext {
       size++;
     }
 
+    /**
+     * The view of replica {@code id} in {@code epoch}, or null. A decision built from a view names it
+     * by that view's own id string, so a pass comparing references finds it without comparing the
+     * characters of every candidate's id before it (twice per decision, over up to every candidate);
+     * ids are unique, so the second pass, by equality, finds the same view when the first finds one.
+     */
+    MutableView find(String id, long epoch) {
+      for (int i = 0; i < size; i++) {
+        MutableView v = items[i];
+        if (v.entry.id == id && v.epoch == epoch) {
+          return v;
+        }
+      }
+      for (int i = 0; i < size; i++) {
+        MutableView v = items[i];
+        if (v.epoch == epoch && v.entry.id.equals(id)) {
+          return v;
+        }
+      }
+      return null;
+    }
+
     @Override
     public CandidateView get(int index) {
       if (index < 0 || index >= size) {

@@ -1,8 +1,6 @@
 package io.github.kvroute.core;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * This router's own books for one replica: what it has in flight there, and what it sent after the
@@ -26,27 +24,9 @@ import java.lang.invoke.VarHandle;
  * the router's earlier sends: then nothing is dropped from the books and the queue is estimated from
  * this router's in-flight work alone.
  *
- * <p><b>First tokens.</b> Once the host reports first tokens here ({@link #firstToken}), the router
- * knows exactly which of its sends still wait for their prefill, and the estimate becomes: the
- * report's <em>unseen</em> share (its queue times the waiting requests that are not this router's
- * pending sends, over all waiting), drained since the report; plus this router's pending prefill
- * work, less the time since the latest first token (what the replica has done on the oldest); plus
- * the peers' sends in step with this router's since the report ({@code peers} times their work). The
- * replay cannot be used with first tokens: it drains a send's work by elapsed time <em>and</em> again
- * when its first token drops it, so a replica with a backlog looks idle as soon as its first answer
- * streams (two sends of 100 ms at 0, first token of one at 100 ms: the replay says 0, the replica
- * still has 100 ms to do). A stock vLLM report has only a waiting count, counted at the fleet's mean
- * prefill work; for this router's own traffic the pending work is exact and per request. Measured
- * ({@code kvroute-sim compare}, default {@code vllm} telemetry and sweep, hybrid-cost
- * {@code capacity_rps}, means of seeds 1-3; replay / pending work): mixed-sizes 24.19 / 41.34,
- * hot-prefix 64.65 / 66.52, multi-turn-chat 20.25 / 21.60, stale-telemetry 126.2 / 130.9, overload
- * 32.62 / 33.98, multi-tenant 81.21 / 81.68, rag-long-docs 8.51 / 8.46; stale-telemetry with
- * {@code --telemetry-delay-ms 1000} 98.05 / 117.30; mixed-sizes with {@code --routers 3
- * --telemetry-delay-ms 1000} 26.94 / 34.99. The replay stays the estimate for hosts that do not
- * stream. A send made while every earlier one had
- * its first token ({@link Lease#dispatchedIdle}) found no prefill of this router's ahead of it: its
- * TTFT is its own prefill plus a decode step, the clean sample the prefill calibration needs when the
- * engine does not report queue times.
+ * <p><b>First tokens.</b> Once the host reports first tokens here ({@link #firstToken}), the replay
+ * gives way to the pending-work estimate of {@link PendingPrefills} (whose notes say why, and what
+ * it measured); the replay stays the estimate for hosts that do not stream.
  *
  * <p>The replay is kept in a {@link ReplayTree}, so with N sends unreported a dispatch, a first
  * token or a release costs O(log N), never a walk over all of them: a send that leaves the replay
@@ -55,12 +35,12 @@ import java.lang.invoke.VarHandle;
  * arrives out of time order (rare: concurrent routes read the clock before taking the lock).
  *
  * <p><b>Reads take no lock.</b> Every decision reads every candidate's books, so {@link #read} is a
- * sequence lock's optimistic read: each writer makes {@link #version} odd before it changes anything
- * {@code read} copies and even again after; a reader copies the fields between two reads of the
- * version and keeps the copy only if both are the same even number, else it tries again. A copy is
- * arithmetic on plain fields (the only references it follows are final), so a torn copy cannot throw
- * and is discarded, never acted on. After {@value #OPTIMISTIC_READS} failed tries (a writer keeps changing the books)
- * the reader takes the lock, so a read always ends.
+ * sequence lock's optimistic read ({@link SeqLock}): each writer makes the version odd before it
+ * changes anything {@code read} copies and even again after; a reader copies the fields between two
+ * reads of the version and keeps the copy only if both are the same even number, else it tries
+ * again. A copy is arithmetic on plain fields (the only references it follows are final), so a torn
+ * copy cannot throw and is discarded, never acted on. After {@value #OPTIMISTIC_READS} failed tries
+ * (a writer keeps changing the books) the reader takes the lock, so a read always ends.
  *
  * <p>Thread-safety: thread-safe. Writers are synchronized on the ledger (one per replica, so routes to
  * different replicas never contend); {@link #read} takes no monitor unless writers keep it retrying.
@@ -68,26 +48,10 @@ import java.lang.invoke.VarHandle;
 final class DispatchLedger {
   /** Optimistic copies {@link #read} tries before it takes the lock. */
   static final int OPTIMISTIC_READS = 8;
-  private static final VarHandle VERSION;
-
-  static {
-    try {
-      VERSION = MethodHandles.lookup().findVarHandle(DispatchLedger.class, "version", long.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /**
-   * Even when the books are quiet, odd while a writer changes them: written under the lock, read
-   * without it, always through {@link #VERSION}.
-   */
-  private long version;
+  /** The books' version: odd while a writer changes them, written under this lock. */
+  private final SeqLock seq = new SeqLock();
   @GuardedBy("this")
   private int inFlightRequests;
-  /** In-flight sends whose first token the host has not reported yet. */
-  @GuardedBy("this")
-  private int prefillsPending;
   @GuardedBy("this")
   private long inFlightTokens;
   @GuardedBy("this")
@@ -137,75 +101,16 @@ final class DispatchLedger {
   /** Whether the host reports first tokens here (then the pending-work estimate is used). */
   @GuardedBy("this")
   private boolean streaming;
-  /** Prefill work of the in-flight sends without a first token yet. */
-  @GuardedBy("this")
-  private double pendingWorkMillis;
-  /** The part of {@link #pendingWorkMillis} sent after the last report. */
-  @GuardedBy("this")
-  private double pendingSinceWorkMillis;
-  /** Sends after the last report without a first token yet. */
-  @GuardedBy("this")
-  private int pendingSinceCount;
-  /** Since when the replica has been working on the oldest pending send (a first token or an idle send). */
-  @GuardedBy("this")
-  private long progressSinceNanos;
-  /** The reported queue that is not this router's pending sends, as of the last report. */
-  @GuardedBy("this")
-  private double unseenBaseMillis;
-
-  /** What a view needs, copied out under the lock. */
-  static final class Reading {
-    int inFlightRequests;
-    long inFlightTokens;
-    long inFlightPromptTokens;
-    int sinceCount;
-    long sinceOutstandingTokens;
-    long sinceKvTokens;
-    /** KV tokens reserved here by disaggregated attempts whose KV is still on its way. */
-    long decodeReservedTokens;
-    /** The queue estimate: {@link #replayQueueMillis}, or with first tokens the pending-work one. */
-    double queueMillis;
-    /** The report replayed with this router's sends since (what the estimate is without first tokens). */
-    double replayQueueMillis;
-    double ownRatePerSecond;
-    double peers;
-    /**
-     * What {@link #freedTokensPerSecond()} is computed from, copied with the rest: the freed-tokens
-     * rate as of its last event, that event's time, the rate's memory, the send weight and the time
-     * of the read.
-     */
-    double freedRate;
-    long freedLastNanos;
-    double freedTauNanos;
-    double sendWeight;
-    long readAtNanos;
-    /** {@link #freedTokensPerSecond()} once computed for this read; NaN before. */
-    double freedPerSecond;
-
-    /**
-     * KV tokens freed per second by finishing sends, this router's and (scaled) its peers', as of the
-     * read. Computed on first use (its decay is an exponential per candidate, and most decisions
-     * never ask: only a request that does not fit in a replica's free KV, or a decode replica's
-     * readiness, does), from the state copied by the read: the same value the read would have given.
-     */
-    double freedTokensPerSecond() {
-      double f = freedPerSecond;
-      if (Double.isNaN(f)) {
-        f = RateEstimator.decayed(freedRate, freedLastNanos, readAtNanos, freedTauNanos) * sendWeight;
-        freedPerSecond = f;
-      }
-      return f;
-    }
-  }
+  /** The sends without a first token yet, and the estimate with first tokens; under this lock. */
+  private final PendingPrefills pending = new PendingPrefills();
 
   /** Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). */
-  void read(long nowNanos, Reading out) {
+  void read(long nowNanos, LedgerReading out) {
     for (int i = 0; i < OPTIMISTIC_READS; i++) {
-      long before = (long) VERSION.getAcquire(this);
+      long before = seq.beginRead();
       if ((before & 1) == 0) {
         copy(nowNanos, out);
-        VarHandle.loadLoadFence();
-        if ((long) VERSION.getOpaque(this) == before) {
+        if (seq.unchanged(before)) {
           return;
         }
       }
@@ -217,7 +122,7 @@ final class DispatchLedger {
   }
 
   /** Racy outside the lock: {@link #read} keeps the result only if no writer ran meanwhile. */
-  private void copy(long nowNanos, Reading out) {
+  private void copy(long nowNanos, LedgerReading out) {
     out.inFlightRequests = inFlightRequests;
     out.inFlightTokens = inFlightTokens;
     out.inFlightPromptTokens = inFlightPromptTokens;
@@ -226,7 +131,8 @@ final class DispatchLedger {
     out.sinceKvTokens = sinceKvTokens;
     out.decodeReservedTokens = decodeReservedTokens;
     out.replayQueueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
-    out.queueMillis = streaming ? pendingQueueMillis(nowNanos) : out.replayQueueMillis;
+    out.queueMillis =
+        streaming ? pending.queueMillis(nowNanos, baseAtNanos, sendWeight) : out.replayQueueMillis;
     out.ownRatePerSecond = ownRate.perSecond(nowNanos);
     out.peers = sendWeight - 1.0;
     out.freedRate = freedTokens.rateAtLast();
@@ -270,14 +176,7 @@ final class DispatchLedger {
     if (lease.released || lease.ledger != null) {
       return;
     }
-    lease.dispatchedIdle = prefillsPending == 0;
-    if (prefillsPending == 0) {
-      progressSinceNanos = lease.dispatchedAtNanos;
-    }
-    prefillsPending++;
-    pendingWorkMillis += lease.workMillis;
-    pendingSinceWorkMillis += lease.workMillis;
-    pendingSinceCount++;
+    lease.dispatchedIdle = pending.add(lease);
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
     inFlightPromptTokens += lease.promptTokens;
@@ -421,9 +320,7 @@ final class DispatchLedger {
     }
     lease.firstToken = true;
     streaming = true;
-    progressSinceNanos = Math.max(progressSinceNanos, nowNanos);
-    prefillsPending--;
-    leavePending(lease);
+    pending.firstToken(lease, nowNanos);
     if (lease.sinceSnapshot()) {
       tree.setWork(lease.leaf, 0);
       refresh();
@@ -452,8 +349,7 @@ final class DispatchLedger {
     }
     lease.ledger = null;
     if (!lease.firstToken) {
-      prefillsPending--;
-      leavePending(lease);
+      pending.released(lease);
     }
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
@@ -501,15 +397,10 @@ final class DispatchLedger {
       return;
     }
     while (head != null && head.dispatchedAtNanos <= observedAtNanos) {
-      if (!head.firstToken) {
-        pendingSinceWorkMillis -= head.workMillis;
-        pendingSinceCount--;
-      }
+      pending.reported(head);
       unlink(head);
     }
-    int ownWaiting = prefillsPending - pendingSinceCount;
-    unseenBaseMillis = waiting < 0 ? reportedQueueMillis
-        : waiting == 0 ? 0 : reportedQueueMillis * Math.max(0, waiting - ownWaiting) / waiting;
+    pending.rebase(reportedQueueMillis, waiting);
     baseQueueMillis = reportedQueueMillis;
     baseAtNanos = observedAtNanos;
     replay();
@@ -530,9 +421,7 @@ final class DispatchLedger {
     while (head != null) {
       unlink(head);
     }
-    pendingSinceWorkMillis = 0;
-    pendingSinceCount = 0;
-    unseenBaseMillis = 0;
+    pending.reset();
     baseQueueMillis = 0;
     replay();
   }
@@ -540,39 +429,13 @@ final class DispatchLedger {
   /** Makes the version odd: readers that overlap what follows discard their copies. */
   @GuardedBy("this")
   private void beginWrite() {
-    VERSION.setOpaque(this, version + 1);
-    // the changes that follow must not become visible before the odd version
-    VarHandle.storeStoreFence();
+    seq.beginWrite();
   }
 
   /** Makes the version even again, after (release) every change. */
   @GuardedBy("this")
   private void endWrite() {
-    VERSION.setRelease(this, version + 1);
-  }
-
-  /** A send leaves the pending prefills (first token, or released before one). */
-  private void leavePending(Lease lease) {
-    pendingWorkMillis = Math.max(0, pendingWorkMillis - lease.workMillis);
-    if (lease.sinceSnapshot()) {
-      pendingSinceWorkMillis = Math.max(0, pendingSinceWorkMillis - lease.workMillis);
-      pendingSinceCount--;
-    }
-    if (prefillsPending == 0) {
-      pendingWorkMillis = 0;
-      pendingSinceWorkMillis = 0;
-    }
-  }
-
-  /**
-   * With first tokens: the unseen share of the last report drained since, plus this router's pending
-   * prefill work less what the replica has done on it since its latest first token, plus the peers'
-   * sends in step with this router's since the report.
-   */
-  private double pendingQueueMillis(long nowNanos) {
-    double unseen = Math.max(0, unseenBaseMillis - millis(nowNanos - baseAtNanos));
-    double own = Math.max(0, pendingWorkMillis - millis(nowNanos - progressSinceNanos));
-    return unseen + own + (sendWeight - 1.0) * pendingSinceWorkMillis;
+    seq.endWrite();
   }
 
   synchronized long replaySteps() {

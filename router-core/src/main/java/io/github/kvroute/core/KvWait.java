@@ -36,7 +36,7 @@ final class KvWait {
    * has been seen yet; the rate is {@code books}' freed tokens per second.
    */
   static double millis(Request request, int matchedTokens, long freeKvTokens, ReplicaSnapshot snap,
-      DispatchLedger.Reading books) {
+      LedgerReading books) {
     long deficit = (long) request.promptTokens() - matchedTokens + request.plannedOutputTokens()
         - freeKvTokens;
     if (deficit <= 0) {

@@ -93,7 +93,7 @@ final class MutableView implements CandidateView {
   boolean probe;
   /** Taken out of the candidates: it holds the request's earlier attempt ({@link AttemptPlacement}). */
   boolean avoided;
-  final DispatchLedger.Reading reading = new DispatchLedger.Reading();
+  final LedgerReading reading = new LedgerReading();
 
   MutableView(DecisionContext owner) {
     this.owner = owner;

@@ -1,18 +1,11 @@
 package io.github.kvroute.core;
 
-import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
-import static com.google.common.base.Preconditions.checkState;
 
-import com.google.common.collect.ImmutableList;
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.AdmissionController;
-import io.github.kvroute.api.ConfigOrError;
 import io.github.kvroute.api.DecisionExplanation;
 import io.github.kvroute.api.KvEvent;
 import io.github.kvroute.api.Outcome;
-import io.github.kvroute.api.PolicyEnvironment;
-import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.ReplicaSnapshot;
 import io.github.kvroute.api.Request;
@@ -27,11 +20,8 @@ import io.github.kvroute.api.TelemetrySource;
 import io.github.kvroute.api.Ticker;
 import io.github.kvroute.api.UpdateResult;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Decides, for every request, which replica should serve it, or that none should.
@@ -89,27 +79,27 @@ public final class Router implements TelemetrySink, AutoCloseable {
   private final Fleet fleet;
   private final Feedback feedback;
   private final DecisionPipeline pipeline;
-  @GuardedBy("subscriptions")
-  private final List<AutoCloseable> subscriptions = new ArrayList<>();
+  private final TelemetrySubscriptions subscriptions;
   private final Ticker ticker;
 
-  private Router(Builder b, RoutingPolicy policy) {
-    long capacityBlocks = Math.max(1, b.defaultReplicaCacheTokens / b.blockSizeTokens);
-    RouterSettings settings = new RouterSettings(b.costModel, b.blockSizeTokens, capacityBlocks,
-        b.peerRouters, b.breakerConfig, b.leaseTimeout, b.maxClockSkew, b.maxEpochAdvance, b.ticker,
-        b.random, b.topology);
+  private Router(RouterOptions o, RoutingPolicy policy) {
+    long capacityBlocks = Math.max(1, o.defaultReplicaCacheTokens / o.blockSizeTokens);
+    RouterSettings settings = new RouterSettings(o.costModel, o.blockSizeTokens, capacityBlocks,
+        o.peerRouters, o.breakerConfig, o.leaseTimeout, o.maxClockSkew, o.maxEpochAdvance, o.ticker,
+        o.random, o.topology);
     this.policyName = policy.name();
-    this.blockSizeTokens = b.blockSizeTokens;
-    this.costModel = b.costModel;
-    this.ticker = b.ticker;
-    this.guard = new PluginGuard(b.listeners);
-    List<Scorer> terms = b.costTerms != null ? b.costTerms : CostTerms.standard(b.costModel);
+    this.blockSizeTokens = o.blockSizeTokens;
+    this.costModel = o.costModel;
+    this.ticker = o.ticker;
+    this.guard = new PluginGuard(o.listeners);
+    this.subscriptions = new TelemetrySubscriptions(guard);
+    List<Scorer> terms = o.costTerms != null ? o.costTerms : CostTerms.standard(o.costModel);
     HostPlugins plugins =
-        new HostPlugins(policy, b.admission, new StandardEstimate(terms, guard::failed), guard);
+        new HostPlugins(policy, o.admission, new StandardEstimate(terms, guard::failed), guard);
     // data flows one way: outcomes (feedback) and reports (fleet) update what decisions read
-    this.index = new PrefixIndex(b.indexBudgetBytes, capacityBlocks, b.indexWriteBufferLimit);
+    this.index = new PrefixIndex(o.indexBudgetBytes, capacityBlocks, o.indexWriteBufferLimit);
     CapacityMirror mirror = new CapacityMirror(index, settings);
-    MeanWork meanWork = new MeanWork(b.costModel);
+    MeanWork meanWork = new MeanWork(o.costModel);
     this.feedback = new Feedback(settings, plugins, index, mirror, counters);
     this.leases = feedback.leases();
     this.fleet = new Fleet(settings, index, mirror, meanWork, feedback, guard.listener(),
@@ -309,12 +299,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
 
   /** {@return the router's totals now} */
   public RouterStats stats() {
-    leases.cleanUp();
-    return new RouterStats(counters.routed.sum(), counters.rejectedByReason(),
-        counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
-        counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
-        index.budgetBytes(), index.droppedHints(), guard.failures(), counters.droppedKvEvents.sum(),
-        counters.skewedReports.sum(), counters.kvEventGaps.sum(), counters.outOfOrderKvEvents.sum());
+    return StatusViews.stats(counters, leases, index, guard);
   }
 
   /**
@@ -323,23 +308,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
    * path.
    */
   public List<ReplicaStatus> replicas() {
-    long now = ticker.read();
-    List<ReplicaStatus> out = new ArrayList<>();
-    for (ReplicaEntry e : fleet.members()) {
-      ReplicaSnapshot s = e.snapshot;
-      DispatchLedger.Reading r = new DispatchLedger.Reading();
-      e.ledger.read(now, r);
-      long observed = e.observedAtNanos;
-      out.add(new ReplicaStatus(e.id, e.epoch,
-          s == null ? Optional.empty() : Optional.of(s.state()),
-          s == null ? Optional.empty() : Optional.of(s.role()),
-          e.breaker.state(),
-          observed == Long.MIN_VALUE ? -1 : Math.max(0, now - observed) / 1e6,
-          r.inFlightRequests, r.inFlightTokens, r.queueMillis, e.exact && !e.degraded, e.degraded,
-          index.slotEntries(e.slot), e.calibration.reliability(), e.calibration.queueFactor(),
-          fleet.msPerToken(e, s), e.calibration.learntMsPerToken()));
-    }
-    return out;
+    return StatusViews.replicas(fleet, index, ticker.read());
   }
 
   /** {@return the name of the policy in use} */
@@ -360,16 +329,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
   /** Stops telemetry subscriptions. Routing keeps working on the last known state. */
   @Override
   public void close() {
-    synchronized (subscriptions) {
-      for (AutoCloseable c : subscriptions) {
-        try {
-          c.close();
-        } catch (Throwable e) {
-          guard.failed("telemetry source", "dropped its subscription anyway", e);
-        }
-      }
-      subscriptions.clear();
-    }
+    subscriptions.close();
   }
 
   // package-private hooks for tests
@@ -385,56 +345,11 @@ public final class Router implements TelemetrySink, AutoCloseable {
     return leases;
   }
 
-  private void subscribe(List<TelemetrySource> sources) {
-    for (TelemetrySource source : sources) {
-      try {
-        AutoCloseable handle = source.subscribe(this);
-        if (handle != null) {
-          synchronized (subscriptions) {
-            subscriptions.add(handle);
-          }
-        }
-      } catch (Throwable e) {
-        guard.failed("telemetry source", "routing goes on without its reports", e);
-      }
-    }
-  }
-
   /** Builds a {@link Router}. Not thread-safe; each option may be set once. */
   public static final class Builder {
-    private String policyName = "hybrid-cost";
-    private Map<String, String> policyConfig = Map.of();
-    private RoutingPolicy policy;
-    private RoutingPolicyRegistry registry;
-    private AdmissionController admission = Admission.standard();
-    private CostModel costModel = CostModel.defaults();
-    private List<Scorer> costTerms;
-    private int blockSizeTokens = PromptKey.DEFAULT_BLOCK_SIZE_TOKENS;
-    private long indexBudgetBytes = 256L << 20;
-    private long defaultReplicaCacheTokens = 1L << 20;
-    private Ticker ticker = Ticker.system();
-    private RandomSource random = RandomSource.threadLocal();
-    private final List<RouterListener> listeners = new ArrayList<>();
-    private List<TelemetrySource> telemetrySources = List.of();
-    private Duration leaseTimeout = Duration.ofMinutes(10);
-    private int peerRouters = -1;
-    private BreakerConfig breakerConfig = BreakerConfig.defaults();
-    private int indexWriteBufferLimit = 1 << 16;
-    private Duration maxClockSkew = Duration.ofSeconds(5);
-    private long maxEpochAdvance = DEFAULT_MAX_EPOCH_ADVANCE;
-    private Topology topology = Topology.uniform();
-    /** This builder's options, each set once ({@link SetOnce}). */
-    private enum Option {
-      POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
-      DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, TELEMETRY_SOURCES, LEASE_TIMEOUT,
-      PEER_ROUTERS, BREAKER,
-      INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE, TOPOLOGY
-    }
-
-    private long set;
+    private final RouterOptions options = new RouterOptions();
 
     private Builder() {}
-
 
     /**
      * The policy by registered name; default {@code hybrid-cost}.
@@ -454,11 +369,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder policy(String name, Map<String, String> config) {
-      set = SetOnce.mark(set, Option.POLICY);
-      checkNotNull(name, "policy: null (expected: a registered policy name)");
-      checkNotNull(config, "policyConfig: null (expected: a map, possibly empty)");
-      policyName = name;
-      policyConfig = Map.copyOf(config);
+      options.policy(name, config);
       return this;
     }
 
@@ -470,11 +381,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @throws IllegalStateException if a {@link #registry} was set: it would resolve nothing
      */
     public Builder policy(RoutingPolicy policy) {
-      checkNotNull(policy, "policy: null (expected: non-null)");
-      checkState(registry == null,
-          "policy: an instance (expected: a policy name when a registry is set; an instance bypasses it)");
-      set = SetOnce.mark(set, Option.POLICY);
-      this.policy = policy;
+      options.policy(policy);
       return this;
     }
 
@@ -486,11 +393,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @throws IllegalStateException if a policy instance was set: the registry would resolve nothing
      */
     public Builder registry(RoutingPolicyRegistry registry) {
-      checkNotNull(registry, "registry: null (expected: non-null)");
-      checkState(policy == null,
-          "registry: set after a policy instance (expected: a registry only with a policy name)");
-      set = SetOnce.mark(set, Option.REGISTRY);
-      this.registry = registry;
+      options.registry(registry);
       return this;
     }
 
@@ -501,8 +404,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder admission(AdmissionController admission) {
-      set = SetOnce.mark(set, Option.ADMISSION);
-      this.admission = checkNotNull(admission, "admission: null (expected: non-null)");
+      options.admission(admission);
       return this;
     }
 
@@ -513,8 +415,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder costModel(CostModel costModel) {
-      set = SetOnce.mark(set, Option.COST_MODEL);
-      this.costModel = checkNotNull(costModel, "costModel: null (expected: non-null)");
+      options.costModel(costModel);
       return this;
     }
 
@@ -525,10 +426,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder costTerms(List<Scorer> terms) {
-      set = SetOnce.mark(set, Option.COST_TERMS);
-      checkNotNull(terms, "costTerms: null (expected: a list of scorers)");
-      checkArgument(!terms.isEmpty(), "costTerms: [] (expected: at least one scorer)");
-      this.costTerms = ImmutableList.copyOf(terms);
+      options.costTerms(terms);
       return this;
     }
 
@@ -539,9 +437,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder blockSizeTokens(int tokens) {
-      set = SetOnce.mark(set, Option.BLOCK_SIZE_TOKENS);
-      checkArgument(tokens >= 1, "blockSizeTokens: %s (expected: >= 1)", tokens);
-      this.blockSizeTokens = tokens;
+      options.blockSizeTokens(tokens);
       return this;
     }
 
@@ -552,10 +448,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder indexBudgetBytes(long bytes) {
-      set = SetOnce.mark(set, Option.INDEX_BUDGET_BYTES);
-      checkArgument(bytes >= PrefixIndex.MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
-          bytes, PrefixIndex.MIN_BUDGET_BYTES);
-      this.indexBudgetBytes = bytes;
+      options.indexBudgetBytes(bytes);
       return this;
     }
 
@@ -566,9 +459,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder defaultReplicaCacheTokens(long tokens) {
-      set = SetOnce.mark(set, Option.DEFAULT_REPLICA_CACHE_TOKENS);
-      checkArgument(tokens >= 1, "defaultReplicaCacheTokens: %s (expected: >= 1)", tokens);
-      this.defaultReplicaCacheTokens = tokens;
+      options.defaultReplicaCacheTokens(tokens);
       return this;
     }
 
@@ -579,8 +470,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder ticker(Ticker ticker) {
-      set = SetOnce.mark(set, Option.TICKER);
-      this.ticker = checkNotNull(ticker, "ticker: null (expected: non-null)");
+      options.ticker(ticker);
       return this;
     }
 
@@ -591,8 +481,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder random(RandomSource random) {
-      set = SetOnce.mark(set, Option.RANDOM);
-      this.random = checkNotNull(random, "random: null (expected: non-null)");
+      options.random(random);
       return this;
     }
 
@@ -617,7 +506,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder listener(RouterListener listener) {
-      listeners.add(checkNotNull(listener, "listener: null (expected: non-null)"));
+      options.listener(listener);
       return this;
     }
 
@@ -628,8 +517,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder telemetrySources(List<TelemetrySource> sources) {
-      set = SetOnce.mark(set, Option.TELEMETRY_SOURCES);
-      this.telemetrySources = ImmutableList.copyOf(checkNotNull(sources, "telemetrySources"));
+      options.telemetrySources(sources);
       return this;
     }
 
@@ -647,12 +535,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder leaseTimeout(Duration timeout) {
-      set = SetOnce.mark(set, Option.LEASE_TIMEOUT);
-      checkNotNull(timeout, "leaseTimeout: null (expected: between 1 ms and %s)", MAX_LEASE_TIMEOUT);
-      checkArgument(timeout.compareTo(Duration.ofMillis(1)) >= 0
-              && timeout.compareTo(MAX_LEASE_TIMEOUT) <= 0,
-          "leaseTimeout: %s (expected: between 1 ms and %s)", timeout, MAX_LEASE_TIMEOUT);
-      this.leaseTimeout = timeout;
+      options.leaseTimeout(timeout);
       return this;
     }
 
@@ -666,9 +549,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder peerRouters(int count) {
-      set = SetOnce.mark(set, Option.PEER_ROUTERS);
-      checkArgument(count >= 0, "peerRouters: %s (expected: >= 0)", count);
-      this.peerRouters = count;
+      options.peerRouters(count);
       return this;
     }
 
@@ -680,8 +561,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder breaker(BreakerConfig config) {
-      set = SetOnce.mark(set, Option.BREAKER);
-      this.breakerConfig = checkNotNull(config, "breaker: null (expected: non-null)");
+      options.breaker(config);
       return this;
     }
 
@@ -694,9 +574,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder indexWriteBufferLimit(int commands) {
-      set = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
-      checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
-      this.indexWriteBufferLimit = commands;
+      options.indexWriteBufferLimit(commands);
       return this;
     }
 
@@ -709,10 +587,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder maxClockSkew(Duration skew) {
-      set = SetOnce.mark(set, Option.MAX_CLOCK_SKEW);
-      checkArgument(skew != null && !skew.isNegative() && skew.compareTo(Duration.ofDays(1)) <= 0,
-          "maxClockSkew: %s (expected: between 0 and PT24H)", skew);
-      this.maxClockSkew = skew;
+      options.maxClockSkew(skew);
       return this;
     }
 
@@ -732,10 +607,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder maxEpochAdvance(long advance) {
-      set = SetOnce.mark(set, Option.MAX_EPOCH_ADVANCE);
-      checkArgument(advance >= 1 && advance <= ReplicaSnapshot.MAX_EPOCH,
-          "maxEpochAdvance: %s (expected: in [1, %s])", advance, ReplicaSnapshot.MAX_EPOCH);
-      this.maxEpochAdvance = advance;
+      options.maxEpochAdvance(advance);
       return this;
     }
 
@@ -748,8 +620,7 @@ public final class Router implements TelemetrySink, AutoCloseable {
      * @return this builder
      */
     public Builder topology(Topology topology) {
-      set = SetOnce.mark(set, Option.TOPOLOGY);
-      this.topology = checkNotNull(topology, "topology: null (expected: non-null)");
+      options.topology(topology);
       return this;
     }
 
@@ -759,21 +630,8 @@ public final class Router implements TelemetrySink, AutoCloseable {
      *     (the message names the key and the expected range), or two cost terms share a name
      */
     public Router build() {
-      if (costTerms != null) {
-        List<String> names = costTerms.stream().map(Scorer::name).toList();
-        checkArgument(new HashSet<>(names).size() == names.size(),
-            "costTerms: %s (expected: each term name once)", names);
-      }
-      RoutingPolicy resolved = policy;
-      if (resolved == null) {
-        RoutingPolicyRegistry r = registry != null ? registry : RoutingPolicyRegistry.defaultRegistry();
-        ConfigOrError<RoutingPolicy> created =
-            r.newPolicy(policyName, policyConfig, PolicyEnvironment.of(ticker, random, r));
-        checkArgument(created.isOk(), "%s", created.error());
-        resolved = created.value();
-      }
-      Router router = new Router(this, resolved);
-      router.subscribe(telemetrySources);
+      Router router = new Router(options, options.resolvePolicy());
+      router.subscriptions.subscribe(options.telemetrySources, router);
       return router;
     }
   }

@@ -25,9 +25,9 @@ class DispatchLedgerReadTest {
   void readCompletesWhileAnotherThreadHoldsTheLedgersMonitor() throws Exception {
     DispatchLedger ledger = new DispatchLedger();
     ledger.dispatch(lease(1, 0));
-    AtomicReference<DispatchLedger.Reading> seen = new AtomicReference<>();
+    AtomicReference<LedgerReading> seen = new AtomicReference<>();
     Thread reader = new Thread(() -> {
-      DispatchLedger.Reading r = new DispatchLedger.Reading();
+      LedgerReading r = new LedgerReading();
       ledger.read(1_000_000, r);
       seen.set(r);
     });
@@ -71,7 +71,7 @@ class DispatchLedgerReadTest {
       }
     });
     writer.start();
-    DispatchLedger.Reading r = new DispatchLedger.Reading();
+    LedgerReading r = new LedgerReading();
     try {
       while (reads.get() < 200_000 && torn.get() == null) {
         ledger.read(Long.MAX_VALUE / 2, r);

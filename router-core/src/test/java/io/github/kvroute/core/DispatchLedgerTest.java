@@ -34,8 +34,8 @@ class DispatchLedgerTest {
     return l;
   }
 
-  private DispatchLedger.Reading read(long nowMillis) {
-    DispatchLedger.Reading r = new DispatchLedger.Reading();
+  private LedgerReading read(long nowMillis) {
+    LedgerReading r = new LedgerReading();
     ledger.read(nowMillis * MS, r);
     return r;
   }
@@ -50,7 +50,7 @@ class DispatchLedgerTest {
     assertThat(read(30).queueMillis).isCloseTo(140, EXACT);
     assertThat(read(100).queueMillis).isCloseTo(140 - 70, EXACT);
     assertThat(read(300).queueMillis).isZero();
-    DispatchLedger.Reading r = read(100);
+    LedgerReading r = read(100);
     assertThat(r.sinceCount).isEqualTo(2);
     assertThat(r.inFlightRequests).isEqualTo(2);
     assertThat(r.inFlightTokens).isEqualTo(2 * (1_000 + 100));
@@ -74,7 +74,7 @@ class DispatchLedgerTest {
     ledger.onReport(20 * MS, 80, 0);
 
     // the send at 10 ms is in the report; the one at 30 ms is not: 80 -> 70 + 20 = 90 at 30 ms
-    DispatchLedger.Reading r = read(100);
+    LedgerReading r = read(100);
     assertThat(r.queueMillis).isCloseTo(90 - 70, EXACT);
     assertThat(r.sinceCount).isEqualTo(1);
     assertThat(r.sinceOutstandingTokens).isEqualTo(1_100);
@@ -92,7 +92,7 @@ class DispatchLedgerTest {
 
     ledger.onReport(20 * MS, 80, 0);
 
-    DispatchLedger.Reading r = read(100);
+    LedgerReading r = read(100);
     assertThat(r.sinceCount).as("only the send at 30 ms is after the report").isEqualTo(1);
     assertThat(r.queueMillis).isCloseTo(90 - 70, EXACT);
   }
@@ -106,7 +106,7 @@ class DispatchLedgerTest {
 
     ledger.onReport(50 * MS, Double.NaN, 0);
 
-    DispatchLedger.Reading r = read(100);
+    LedgerReading r = read(100);
     assertThat(r.sinceCount).isEqualTo(2);
     assertThat(r.queueMillis).isEqualTo(before);
   }
@@ -120,7 +120,7 @@ class DispatchLedgerTest {
     ledger.release(first);
 
     // 100 at 0 -> 70 + 20 = 90 at 30 ms
-    DispatchLedger.Reading r = read(30);
+    LedgerReading r = read(30);
     assertThat(r.queueMillis).isCloseTo(90, EXACT);
     assertThat(r.sinceCount).isEqualTo(1);
     assertThat(r.inFlightRequests).isEqualTo(1);
@@ -144,7 +144,7 @@ class DispatchLedgerTest {
 
     // rebuilds only: on growth (doubling) and when dead leaves outnumber live ones (halving)
     assertThat(ledger.replaySteps()).isLessThanOrEqualTo(4L * n);
-    DispatchLedger.Reading r = read(n);
+    LedgerReading r = read(n);
     assertThat(r.inFlightRequests).isZero();
     assertThat(r.sinceCount).isZero();
     assertThat(r.queueMillis).isZero();
@@ -193,7 +193,7 @@ class DispatchLedgerTest {
     ledger.release(l);
     ledger.release(l);
 
-    DispatchLedger.Reading r = read(20);
+    LedgerReading r = read(20);
     assertThat(r.inFlightRequests).isZero();
     assertThat(r.inFlightTokens).isZero();
     assertThat(r.queueMillis).as("the report's queue, untouched").isCloseTo(45, EXACT);

@@ -47,7 +47,7 @@ class LedgerLeakTest {
     ledger.release(lease);
     ledger.dispatch(lease);
 
-    DispatchLedger.Reading r = new DispatchLedger.Reading();
+    LedgerReading r = new LedgerReading();
     ledger.read(0, r);
     assertThat(r.inFlightRequests).isZero();
     assertThat(r.inFlightTokens).isZero();

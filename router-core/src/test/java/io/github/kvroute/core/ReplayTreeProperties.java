@@ -95,7 +95,7 @@ class ReplayTreeProperties {
         ref.sends.clear();
         ref.baseQueue = 0;
       }
-      DispatchLedger.Reading r = new DispatchLedger.Reading();
+      LedgerReading r = new LedgerReading();
       ledger.read(now, r);
       assertThat(r.replayQueueMillis).as("after %s", op).isCloseTo(ref.queueAt(now), within(1e-6));
       assertThat(r.sinceCount).isEqualTo(ref.sends.size());

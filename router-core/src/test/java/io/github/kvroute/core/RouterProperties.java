@@ -441,7 +441,7 @@ class RouterProperties {
     assertThat(stats.decisions()).isEqualTo(driver.requests);
     assertThat(stats.pluginFailures()).isZero();
     for (ReplicaEntry entry : driver.entries) {
-      DispatchLedger.Reading r = new DispatchLedger.Reading();
+      LedgerReading r = new LedgerReading();
       entry.ledger.read(driver.ticker.read(), r);
       assertThat(r.inFlightRequests).as("in flight on %s", entry).isZero();
       assertThat(r.inFlightTokens).as("in-flight tokens on %s", entry).isZero();
