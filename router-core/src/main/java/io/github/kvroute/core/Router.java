@@ -59,10 +59,10 @@ import java.util.Map;
  *
  * <p>Thread-safety: thread-safe. {@link #route} is meant to be called concurrently from request threads
  * while telemetry, KV events and outcomes arrive on others. It takes no router-wide lock: the
- * membership is one volatile read and the prefix-index walk is lock-free. It does take short
- * per-replica locks: each candidate's books (its dispatch ledger) are copied under that replica's lock,
- * so a decision over N candidates takes N brief locks, one after another; a half-open breaker is
- * locked to reserve a probe; the chosen replica's books are locked again to record the send; the
+ * membership is one volatile read, the prefix-index walk is lock-free, and each candidate's books
+ * (its dispatch ledger) are read without a lock (a versioned read, which takes the replica's lock
+ * only if writers keep it retrying). It takes short locks where it writes: a half-open breaker is locked to
+ * reserve a probe; the chosen replica's books are locked to record the send; the
  * attempt is opened in one of 32 stripes of the open-attempt table, chosen by the request id's hash,
  * under that stripe's lock (an outcome closes it there); and a routing thread applies pending index
  * writes only when it wins the index's {@code tryLock}, never waiting for it. Routes contend only
@@ -303,9 +303,9 @@ public final class Router implements TelemetrySink, AutoCloseable {
   }
 
   /**
-   * {@return every replica this router knows, sorted by id, as it sees them now} Costs a short lock
-   * per replica and applies the index's pending writes: for admin endpoints, not for the request
-   * path.
+   * {@return every replica this router knows, sorted by id, as it sees them now} Reads every
+   * replica's books and applies the index's pending writes: for admin endpoints, not for the
+   * request path.
    */
   public List<ReplicaStatus> replicas() {
     return StatusViews.replicas(fleet, index, ticker.read());

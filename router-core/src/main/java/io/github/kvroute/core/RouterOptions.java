@@ -52,7 +52,10 @@ final class RouterOptions {
   Duration maxClockSkew = Duration.ofSeconds(5);
   long maxEpochAdvance = Router.Builder.DEFAULT_MAX_EPOCH_ADVANCE;
   Topology topology = Topology.uniform();
-  /** The builder's options, each set once ({@link SetOnce}). */
+  /**
+   * The builder's options, each set once ({@link SetOnce}): marked only once its value passed its
+   * checks, so a rejected value leaves the option unset.
+   */
   private enum Option {
     POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
     DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, TELEMETRY_SOURCES, LEASE_TIMEOUT,
@@ -63,73 +66,84 @@ final class RouterOptions {
   private long set;
 
   void policy(String name, Map<String, String> config) {
-    set = SetOnce.mark(set, Option.POLICY);
+    long marked = SetOnce.mark(set, Option.POLICY);
     checkNotNull(name, "policy: null (expected: a registered policy name)");
     checkNotNull(config, "policyConfig: null (expected: a map, possibly empty)");
     policyName = name;
     policyConfig = Map.copyOf(config);
+    set = marked;
   }
 
   void policy(RoutingPolicy policy) {
     checkNotNull(policy, "policy: null (expected: non-null)");
     checkState(registry == null,
         "policy: an instance (expected: a policy name when a registry is set; an instance bypasses it)");
-    set = SetOnce.mark(set, Option.POLICY);
+    long marked = SetOnce.mark(set, Option.POLICY);
     this.policy = policy;
+    set = marked;
   }
 
   void registry(RoutingPolicyRegistry registry) {
     checkNotNull(registry, "registry: null (expected: non-null)");
     checkState(policy == null,
         "registry: set after a policy instance (expected: a registry only with a policy name)");
-    set = SetOnce.mark(set, Option.REGISTRY);
+    long marked = SetOnce.mark(set, Option.REGISTRY);
     this.registry = registry;
+    set = marked;
   }
 
   void admission(AdmissionController admission) {
-    set = SetOnce.mark(set, Option.ADMISSION);
+    long marked = SetOnce.mark(set, Option.ADMISSION);
     this.admission = checkNotNull(admission, "admission: null (expected: non-null)");
+    set = marked;
   }
 
   void costModel(CostModel costModel) {
-    set = SetOnce.mark(set, Option.COST_MODEL);
+    long marked = SetOnce.mark(set, Option.COST_MODEL);
     this.costModel = checkNotNull(costModel, "costModel: null (expected: non-null)");
+    set = marked;
   }
 
   void costTerms(List<Scorer> terms) {
-    set = SetOnce.mark(set, Option.COST_TERMS);
+    long marked = SetOnce.mark(set, Option.COST_TERMS);
     checkNotNull(terms, "costTerms: null (expected: a list of scorers)");
     checkArgument(!terms.isEmpty(), "costTerms: [] (expected: at least one scorer)");
     this.costTerms = ImmutableList.copyOf(terms);
+    set = marked;
   }
 
   void blockSizeTokens(int tokens) {
-    set = SetOnce.mark(set, Option.BLOCK_SIZE_TOKENS);
+    long marked = SetOnce.mark(set, Option.BLOCK_SIZE_TOKENS);
     checkArgument(tokens >= 1, "blockSizeTokens: %s (expected: >= 1)", tokens);
     this.blockSizeTokens = tokens;
+    set = marked;
   }
 
   void indexBudgetBytes(long bytes) {
-    set = SetOnce.mark(set, Option.INDEX_BUDGET_BYTES);
+    long marked = SetOnce.mark(set, Option.INDEX_BUDGET_BYTES);
     checkArgument(bytes >= PrefixIndex.MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
         bytes, PrefixIndex.MIN_BUDGET_BYTES);
     this.indexBudgetBytes = bytes;
+    set = marked;
   }
 
   void defaultReplicaCacheTokens(long tokens) {
-    set = SetOnce.mark(set, Option.DEFAULT_REPLICA_CACHE_TOKENS);
+    long marked = SetOnce.mark(set, Option.DEFAULT_REPLICA_CACHE_TOKENS);
     checkArgument(tokens >= 1, "defaultReplicaCacheTokens: %s (expected: >= 1)", tokens);
     this.defaultReplicaCacheTokens = tokens;
+    set = marked;
   }
 
   void ticker(Ticker ticker) {
-    set = SetOnce.mark(set, Option.TICKER);
+    long marked = SetOnce.mark(set, Option.TICKER);
     this.ticker = checkNotNull(ticker, "ticker: null (expected: non-null)");
+    set = marked;
   }
 
   void random(RandomSource random) {
-    set = SetOnce.mark(set, Option.RANDOM);
+    long marked = SetOnce.mark(set, Option.RANDOM);
     this.random = checkNotNull(random, "random: null (expected: non-null)");
+    set = marked;
   }
 
   void listener(RouterListener listener) {
@@ -137,53 +151,61 @@ final class RouterOptions {
   }
 
   void telemetrySources(List<TelemetrySource> sources) {
-    set = SetOnce.mark(set, Option.TELEMETRY_SOURCES);
+    long marked = SetOnce.mark(set, Option.TELEMETRY_SOURCES);
     this.telemetrySources = ImmutableList.copyOf(checkNotNull(sources, "telemetrySources"));
+    set = marked;
   }
 
   void leaseTimeout(Duration timeout) {
-    set = SetOnce.mark(set, Option.LEASE_TIMEOUT);
+    long marked = SetOnce.mark(set, Option.LEASE_TIMEOUT);
     checkNotNull(timeout, "leaseTimeout: null (expected: between 1 ms and %s)", Router.Builder.MAX_LEASE_TIMEOUT);
     checkArgument(timeout.compareTo(Duration.ofMillis(1)) >= 0
             && timeout.compareTo(Router.Builder.MAX_LEASE_TIMEOUT) <= 0,
         "leaseTimeout: %s (expected: between 1 ms and %s)", timeout, Router.Builder.MAX_LEASE_TIMEOUT);
     this.leaseTimeout = timeout;
+    set = marked;
   }
 
   void peerRouters(int count) {
-    set = SetOnce.mark(set, Option.PEER_ROUTERS);
+    long marked = SetOnce.mark(set, Option.PEER_ROUTERS);
     checkArgument(count >= 0, "peerRouters: %s (expected: >= 0)", count);
     this.peerRouters = count;
+    set = marked;
   }
 
   void breaker(BreakerConfig config) {
-    set = SetOnce.mark(set, Option.BREAKER);
+    long marked = SetOnce.mark(set, Option.BREAKER);
     this.breakerConfig = checkNotNull(config, "breaker: null (expected: non-null)");
+    set = marked;
   }
 
   void indexWriteBufferLimit(int commands) {
-    set = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
+    long marked = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
     checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
     this.indexWriteBufferLimit = commands;
+    set = marked;
   }
 
   void maxClockSkew(Duration skew) {
-    set = SetOnce.mark(set, Option.MAX_CLOCK_SKEW);
+    long marked = SetOnce.mark(set, Option.MAX_CLOCK_SKEW);
     checkArgument(skew != null && !skew.isNegative() && skew.compareTo(Duration.ofDays(1)) <= 0,
         "maxClockSkew: %s (expected: between 0 and PT24H)", skew);
     this.maxClockSkew = skew;
+    set = marked;
   }
 
   void maxEpochAdvance(long advance) {
-    set = SetOnce.mark(set, Option.MAX_EPOCH_ADVANCE);
+    long marked = SetOnce.mark(set, Option.MAX_EPOCH_ADVANCE);
     checkArgument(advance >= 1 && advance <= ReplicaSnapshot.MAX_EPOCH,
         "maxEpochAdvance: %s (expected: in [1, %s])", advance, ReplicaSnapshot.MAX_EPOCH);
     this.maxEpochAdvance = advance;
+    set = marked;
   }
 
   void topology(Topology topology) {
-    set = SetOnce.mark(set, Option.TOPOLOGY);
+    long marked = SetOnce.mark(set, Option.TOPOLOGY);
     this.topology = checkNotNull(topology, "topology: null (expected: non-null)");
+    set = marked;
   }
 
   /**

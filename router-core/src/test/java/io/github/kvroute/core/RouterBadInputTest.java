@@ -270,6 +270,17 @@ class RouterBadInputTest {
         .withMessage(option + ": already set (expected: each builder option set once)");
   }
 
+  @Test
+  void aRejectedBuilderValueLeavesTheOptionUnset() {
+    Router.Builder b = builder();
+    assertThatIllegalArgumentException().isThrownBy(() -> b.blockSizeTokens(0));
+    assertThatIllegalArgumentException().isThrownBy(() -> b.leaseTimeout(java.time.Duration.ZERO));
+
+    Router router = b.blockSizeTokens(32).leaseTimeout(java.time.Duration.ofSeconds(5)).build();
+
+    assertThat(router.blockSizeTokens()).isEqualTo(32);
+  }
+
   static Stream<Arguments> badBuilderValues() {
     return Stream.of(
         Arguments.of((ThrowingCallable) () -> Router.newBuilder().blockSizeTokens(0),
