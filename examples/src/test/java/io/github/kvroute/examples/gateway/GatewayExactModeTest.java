@@ -102,8 +102,12 @@ class GatewayExactModeTest {
       // a scrape taken while the direct request ran reports replica 3 busy, and the router, which
       // never saw that request finish, would rightly route around it; wait for a scrape of it idle
       awaitTrue(() -> status(demo.router(), holder.replicaId()).estimatedQueueMillis() == 0);
-      assertThat(demo.router().explain(demo.gateway().request(body(viaGateway), "x"))
-          .decision().replicaId()).as("the holder, once idle").isEqualTo(holder.replicaId());
+      // the direct request also shows in the holder's counters for a while (an arrival, a TTFT,
+      // longer on a loaded machine), which the router's load terms price: on a clean CI clone the
+      // first explain chose replica-2 once; wait for the decision to settle on the holder, which
+      // only the KV events can show holds the prefix (approximate mode, below, never learns it)
+      awaitTrue(() -> demo.router().explain(demo.gateway().request(body(viaGateway), "x"))
+          .decision().replicaId().equals(holder.replicaId()));
       assertThat(cachedTokens(post(demo.gateway().uri(), viaGateway))).isEqualTo(shared);
     }
     try (GatewayDemo demo = GatewayDemo.emulated(4, MODEL, ENGINE,
