@@ -86,22 +86,7 @@ class RunIndexModelProperties {
 
   @Provide
   Arbitrary<List<Op>> ops() {
-    Arbitrary<Integer> slot = Arbitraries.integers().between(0, SLOTS - 1);
-    Arbitrary<Integer> prompt = Arbitraries.integers().between(0, 5);
-    Arbitrary<Integer> pos = Arbitraries.integers().between(0, LONGEST);
-    Arbitrary<Op> op = Arbitraries.frequencyOf(
-        Tuple.of(6, Combinators.combine(slot, prompt, pos, pos, Arbitraries.integers().between(0, 3))
-            .as(Store::new)),
-        Tuple.of(3, Combinators.combine(slot, prompt, pos, pos, Arbitraries.integers().between(1, 3))
-            .as(Remove::new)),
-        Tuple.of(1, slot.map(Clear::new)),
-        Tuple.of(1, slot.map(Reset::new)),
-        Tuple.of(2, Combinators.combine(slot, Arbitraries.integers().between(1, 70))
-            .as(Capacity::new)),
-        Tuple.of(5, Combinators.combine(slot, prompt).as(Insert::new)),
-        Tuple.of(2, Combinators.combine(Arbitraries.integers().between(0, 50), Arbitraries.of(true, false))
-            .as(Undo::new)));
-    return op.list().ofMaxSize(50);
+    return mix(new int[] {6, 3, 1, 1, 2, 5, 2}, 3, 70).list().ofMaxSize(50);
   }
 
   /**
@@ -110,22 +95,30 @@ class RunIndexModelProperties {
    */
   @Provide
   Arbitrary<List<Op>> churn() {
+    return mix(new int[] {6, 6, 2, 1, 1, 3, 1}, 2, 400).list().ofMinSize(10).ofMaxSize(60);
+  }
+
+  /**
+   * One operation, drawn with {@code weights} for store, remove, clear, reset, capacity, insert and
+   * undo; removals step by at most {@code maxRemoveStep} blocks, capacities at most
+   * {@code maxCapacity} blocks.
+   */
+  private static Arbitrary<Op> mix(int[] weights, int maxRemoveStep, int maxCapacity) {
     Arbitrary<Integer> slot = Arbitraries.integers().between(0, SLOTS - 1);
     Arbitrary<Integer> prompt = Arbitraries.integers().between(0, 5);
     Arbitrary<Integer> pos = Arbitraries.integers().between(0, LONGEST);
-    Arbitrary<Op> op = Arbitraries.frequencyOf(
-        Tuple.of(6, Combinators.combine(slot, prompt, pos, pos, Arbitraries.integers().between(0, 3))
-            .as(Store::new)),
-        Tuple.of(6, Combinators.combine(slot, prompt, pos, pos, Arbitraries.integers().between(1, 2))
-            .as(Remove::new)),
-        Tuple.of(2, slot.map(Clear::new)),
-        Tuple.of(1, slot.map(Reset::new)),
-        Tuple.of(1, Combinators.combine(slot, Arbitraries.integers().between(1, 400))
+    return Arbitraries.frequencyOf(
+        Tuple.of(weights[0], Combinators.combine(slot, prompt, pos, pos,
+            Arbitraries.integers().between(0, 3)).as(Store::new)),
+        Tuple.of(weights[1], Combinators.combine(slot, prompt, pos, pos,
+            Arbitraries.integers().between(1, maxRemoveStep)).as(Remove::new)),
+        Tuple.of(weights[2], slot.map(Clear::new)),
+        Tuple.of(weights[3], slot.map(Reset::new)),
+        Tuple.of(weights[4], Combinators.combine(slot, Arbitraries.integers().between(1, maxCapacity))
             .as(Capacity::new)),
-        Tuple.of(3, Combinators.combine(slot, prompt).as(Insert::new)),
-        Tuple.of(1, Combinators.combine(Arbitraries.integers().between(0, 50), Arbitraries.of(true, false))
-            .as(Undo::new)));
-    return op.list().ofMinSize(10).ofMaxSize(60);
+        Tuple.of(weights[5], Combinators.combine(slot, prompt).as(Insert::new)),
+        Tuple.of(weights[6], Combinators.combine(Arbitraries.integers().between(0, 50),
+            Arbitraries.of(true, false)).as(Undo::new)));
   }
 
   // ------------------------------------------------------------------------------ the reference
