@@ -51,6 +51,11 @@ final class RateEstimator {
 
   /** A rate of {@code rate} at {@code lastNanos}, decayed to {@code nowNanos}. */
   static double decayed(double rate, long lastNanos, long nowNanos, double tauNanos) {
+    if (rate == 0) {
+      // exact: the decay factor is finite and in (0, 1], so the product is this zero; and every
+      // decision reads every candidate's rate, most of them never routed to (no exp for those)
+      return rate;
+    }
     long dt = Math.max(0, nowNanos - lastNanos);
     return rate * Math.exp(-dt / tauNanos);
   }

@@ -70,7 +70,9 @@ final class Externalities {
       return 0;
     }
     double rho = 0;
-    for (CandidateView c : candidates) {
+    // indexed (the lists are random access): a for-each's iterator was not always scalar-replaced
+    for (int i = 0, n = candidates.size(); i < n; i++) {
+      CandidateView c = candidates.get(i);
       rho += c.arrivalsPerSecond() * c.meanRequestCostMillis() / 1000.0;
     }
     double maxRho = MAX_REQUESTS_IN_SYSTEM / (1 + MAX_REQUESTS_IN_SYSTEM);
