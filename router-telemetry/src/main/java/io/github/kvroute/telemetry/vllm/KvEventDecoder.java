@@ -11,7 +11,12 @@ import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
 
-/** Reads one batch; every length is checked against the payload size first. Not thread-safe: one per payload. */
+/**
+ * Reads one batch of {@link VllmKvEvents#decode}; every length is checked against the payload size
+ * first.
+ *
+ * <p>Not thread-safe: one per payload.
+ */
 final class KvEventDecoder {
   private final MessageUnpacker in;
   private final int size;

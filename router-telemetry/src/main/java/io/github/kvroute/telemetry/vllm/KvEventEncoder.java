@@ -7,7 +7,11 @@ import java.util.List;
 import java.util.Optional;
 import org.msgpack.core.MessagePacker;
 
-/** Writes structs as vLLM's msgspec encoder does in one layout. Not thread-safe: one per batch. */
+/**
+ * Writes structs as vLLM's msgspec encoder does in one layout, for {@link VllmKvEvents#encode}.
+ *
+ * <p>Not thread-safe: one per batch.
+ */
 final class KvEventEncoder {
   private final MessagePacker out;
   private final Layout layout;
