@@ -54,6 +54,11 @@ final class NarrowedRoutingContext implements RoutingContext {
   }
 
   @Override
+  public RoutingDecision routedWithEstimate(CandidateView chosen, double score) {
+    return base.routedWithEstimate(chosen, score);
+  }
+
+  @Override
   public double estimateMillis(CandidateView candidate) {
     return base.estimateMillis(candidate);
   }

@@ -2,7 +2,6 @@ package io.github.kvroute.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
@@ -47,12 +46,11 @@ final class AttemptRecorder {
     double work = PrefillTerm.prefillMillis(request.promptTokens(), computeView);
     Lease lease = new Lease(request.id(), request.attempt(), chosen.entry, d.epoch(),
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
-        request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
-        computeView.estimatedQueueMillis,
-        termMillis(d.cost(), CostTerm.QUEUE.termName(), Double.NaN));
+        request.plannedOutputTokens(), computeView.matchedTokens, d.costMillis(), work,
+        computeView.estimatedQueueMillis, d.costTermMillis(CostTerm.QUEUE.termName(), Double.NaN));
     if (prefillView != null) {
       lease.move = new Lease.Move(s.kvTransferMillis(prefillView, chosen),
-          termMillis(d.cost(), PairSelection.TRANSFER_TERM, 0), backlog,
+          d.costTermMillis(PairSelection.TRANSFER_TERM, 0), backlog,
           TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot),
           Math.round(s.moveMillis(prefillView, chosen) * 1000));
     }
@@ -86,19 +84,6 @@ final class AttemptRecorder {
       orphanIfGone(lease, prefillView.entry, d.prefillEpoch());
     }
     return lease;
-  }
-
-  /**
-   * {@code cost.millis(term).orElse(absent)} without the {@code OptionalDouble} that allocates on
-   * every decision.
-   */
-  private static double termMillis(CostBreakdown cost, String term, double absent) {
-    for (int i = 0, n = cost.size(); i < n; i++) {
-      if (cost.term(i).equals(term)) {
-        return cost.millis(i);
-      }
-    }
-    return absent;
   }
 
   /**

@@ -226,14 +226,14 @@ final class DecisionPipeline {
   }
 
   private RoutingDecision withCost(DecisionContext s, RoutingDecision d) {
-    if (!d.cost().isEmpty()) {
+    if (d.hasCost()) {
       return d;
     }
     MutableView chosen = s.mixed.find(d.replicaId(), d.epoch());
     if (chosen == null) {
       chosen = s.decode.find(d.replicaId(), d.epoch());
     }
-    return d.withCost(estimate.breakdown(s.request, chosen));
+    return estimate.withEstimate(d, s.request, chosen);
   }
 
   /**
