@@ -131,4 +131,43 @@ class RouteAllocationTest {
     // the insert alone; with a buffer node it would be 72, with the rollback's pair 120
     assertThat(measured / 2_000).isLessThanOrEqualTo(56);
   }
+
+  /**
+   * The same into a record reused attempt after attempt (as a recycled lease keeps its record),
+   * believed to add the whole prompt (nothing matched), so that each attempt's end submits its
+   * rollback too: no object at all, the rollback command being the record's own. (The slot is
+   * approximate and already holds the prompt, so the rollback takes nothing back.)
+   */
+  @Test
+  void aRoutedInsertIntoAReusedRecord_andItsRollback_allocateNothing() {
+    com.sun.management.ThreadMXBean threads = allocationCounter();
+
+    PrefixIndex index = new PrefixIndex(64L << 20, 1L << 20, 1 << 16);
+    int[] slot = index.allocateSlot();
+    int[] tokens = new int[512];
+    for (int i = 0; i < tokens.length; i++) {
+      tokens[i] = i * 7 + 1;
+    }
+    PromptKey[] prompts = {IndexHarness.blocks(tokens)};
+    IndexStore.Insert record = new IndexStore.Insert();
+    index.insertRouted(slot[0], slot[1], prompts[0], 0);
+    long thread = Thread.currentThread().getId();
+    long measured = 0;
+    int submitted = 0;
+    for (int round = 0; round < 2; round++) { // the first round warms up
+      long before = threads.getThreadAllocatedBytes(thread);
+      for (int i = 0; i < 2_000; i++) {
+        // counted, not asserted here: an assertion allocates
+        if (index.insertRouted(record, slot[0], slot[1], prompts[0], 0)) {
+          submitted++;
+        }
+        index.endSpeculation(record);
+      }
+      measured = threads.getThreadAllocatedBytes(thread) - before;
+    }
+    assertThat(submitted).isEqualTo(4_000);
+    assertThat(index.bufferedCommands()).isZero();
+    assertThat(record.reusable()).isTrue();
+    assertThat(measured / 2_000).isLessThanOrEqualTo(8);
+  }
 }
