@@ -31,6 +31,10 @@ final class AttemptRecorder {
     this.backlog = backlog;
   }
 
+  /**
+   * Records the routed decision {@code d} as of {@code now}: returns its lease pinned for the caller,
+   * which {@linkplain LeaseTable#unpin unpins} it once the route is done with it.
+   */
   Lease record(DecisionContext s, RoutingDecision d, long now) {
     Request request = s.request;
     MutableView chosen = s.mixed.find(d.replicaId(), d.epoch());
@@ -44,7 +48,8 @@ final class AttemptRecorder {
     }
     MutableView computeView = prefillView != null ? prefillView : chosen;
     double work = PrefillTerm.prefillMillis(request.promptTokens(), computeView);
-    Lease lease = new Lease(request.id(), request.attempt(), chosen.entry, d.epoch(),
+    Lease lease = leases.acquire(request.id());
+    lease.init(request.id(), request.attempt(), chosen.entry, d.epoch(),
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
         request.plannedOutputTokens(), computeView.matchedTokens, d.costMillis(), work,
         computeView.estimatedQueueMillis, d.costTermMillis(CostTerm.QUEUE.termName(), Double.NaN));
@@ -75,8 +80,11 @@ final class AttemptRecorder {
     int gen = computeEntry.indexGeneration;
     // on an exact replica the insert is speculative: it lasts while this attempt is open
     if (gen >= 0 && request.prompt().blockCount() > 0) {
-      lease.insert = index.insertRouted(computeEntry.slot, gen, request.prompt(),
-          computeView.matchedBlocks);
+      IndexStore.Insert record = lease.insertRecord();
+      if (index.insertRouted(record, computeEntry.slot, gen, request.prompt(),
+          computeView.matchedBlocks)) {
+        lease.insert = record;
+      }
     }
     meanWork.record(work);
     orphanIfGone(lease, chosen.entry, d.epoch());

@@ -126,6 +126,11 @@ final class DecisionPipeline {
           recorder.unrecord(lease);
         }
         throw fatal;
+      } finally {
+        // this route is done with its lease: it may be reused once its attempt ends
+        if (lease != null) {
+          leases.unpin(lease);
+        }
       }
       if (decision.isRouted()) {
         counters.routed.increment();
