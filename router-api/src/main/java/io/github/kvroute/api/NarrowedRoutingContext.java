@@ -3,7 +3,11 @@ package io.github.kvroute.api;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
-/** A {@link RoutingContext} with other candidate lists, forwarding everything else to its base. */
+/**
+ * A {@link RoutingContext} with other candidate lists, forwarding everything else to its base.
+ *
+ * <p>Thread-safety: as its base's; its lists are immutable copies.
+ */
 final class NarrowedRoutingContext implements RoutingContext {
   private final RoutingContext base;
   private final List<CandidateView> candidates;

@@ -10,7 +10,7 @@ import java.util.Locale;
  * iterations while the router's sets grow in steps). Their difference is the router's own bytes
  * per decision. Rounds of {@code ROUNDS_OF} operations each, one line per round; the closed-attempt
  * set stops growing after about 1.1M decisions (its bound), so later rounds show the steady state.
- * Prints its lines; not a JMH benchmark (it measures bytes, not time).
+ * Prints its lines; not a JMH benchmark (it measures bytes, not time). Single-threaded.
  *
  * <pre>java -cp router-benchmarks/target/benchmarks.jar io.github.kvroute.benchmarks.DecisionBytes [ROUNDS]</pre>
  */

@@ -354,6 +354,9 @@ final class IndexStore {
   /**
    * A change to the store, applied under the index's write lock by whichever thread holds it: its
    * submitter, or a thread that drains the buffer it waited in.
+   *
+   * <p>Thread-safety: not thread-safe; made by its submitter and handed to the thread that applies
+   * it through the buffer's queue or the write lock, each a happens-before edge.
    */
   abstract static class Command {
     /** Applies the command, then settles the store (the budget, garbage and sparse arrays). */
