@@ -3,7 +3,11 @@ package io.github.kvroute.api;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
-/** A {@link RoutingContext} with other candidate lists, forwarding everything else to its base. */
+/**
+ * A {@link RoutingContext} with other candidate lists, forwarding everything else to its base.
+ *
+ * <p>Thread-safety: as its base's; its lists are immutable copies.
+ */
 final class NarrowedRoutingContext implements RoutingContext {
   private final RoutingContext base;
   private final List<CandidateView> candidates;
@@ -51,6 +55,11 @@ final class NarrowedRoutingContext implements RoutingContext {
   @Override
   public CostBreakdown estimate(CandidateView candidate) {
     return base.estimate(candidate);
+  }
+
+  @Override
+  public RoutingDecision routedWithEstimate(CandidateView chosen, double score) {
+    return base.routedWithEstimate(chosen, score);
   }
 
   @Override

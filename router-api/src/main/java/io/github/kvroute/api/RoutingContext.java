@@ -46,6 +46,22 @@ public interface RoutingContext {
   CostBreakdown estimate(CandidateView candidate);
 
   /**
+   * Routes the whole request to {@code chosen} at the router's estimate: the same decision as
+   * {@code RoutingDecision.routed(chosen, estimate(chosen), score)}. The router's implementation
+   * builds no breakdown for it (the decision keeps the estimate's values, see
+   * {@link RoutingDecision#routed(CandidateView, CostBreakdown, double[], double)}), for policies that
+   * route at the estimate on every request.
+   *
+   * @param chosen one of this context's candidates
+   * @param score the policy's ranking score; finite
+   * @return a routed decision whose cost is the estimate of {@code chosen}
+   * @throws IllegalArgumentException if {@code score} is NaN or infinite
+   */
+  default RoutingDecision routedWithEstimate(CandidateView chosen, double score) {
+    return RoutingDecision.routed(chosen, estimate(chosen), score);
+  }
+
+  /**
    * The total of {@link #estimate}: the same number, without building the breakdown (the router's
    * implementation allocates nothing), for policies that rank many candidates.
    *

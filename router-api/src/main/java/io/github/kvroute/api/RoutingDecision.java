@@ -21,34 +21,151 @@ import java.util.OptionalDouble;
  * if (d.isRouted()) forward(d.replicaId()); else reply429(d.retryAfter());
  * }</pre>
  *
- * <p>Immutable and thread-safe.
+ * <p>Immutable and thread-safe. A cost given term by term
+ * ({@link #routed(CandidateView, CostBreakdown, double[], double)}) is kept as values and built
+ * into its breakdown when {@link #cost()} is first asked; that breakdown is cached, and any thread
+ * that asks gets an equal one.
+ *
+ * <p><b>Design notes.</b> The router returns one decision per request, and the host keeps it, so
+ * its size is allocation on every request: a breakdown object and its array of values were 96
+ * bytes beside the decision's 64. The standard estimate's six values are kept in fields here
+ * instead, and the fields only a pair or a rejection needs sit in one object of their own, which a
+ * routed whole-request decision does not have: 96 bytes in all.
  */
 public final class RoutingDecision {
+  /** Most terms a decision keeps as values in its own fields (the router's estimate has six). */
+  static final int INLINE_TERMS = 6;
+
   private final String replicaId;
   private final long epoch;
-  private final String prefillReplicaId;
-  private final long prefillEpoch;
-  private final CostBreakdown cost;
   /** The policy's ranking score; NaN when it gave none. */
   private final double score;
   private final int matchedTokens;
-  private final RejectReason reason;
-  private final String detail;
-  private final Duration retryAfter;
+  /** A pair's prefill side or a rejection; null for a routed whole-request decision. */
+  private final Extra extra;
+  /**
+   * The cost as given; for a cost given as values ({@link #costTerms} set), the breakdown built from
+   * them when {@link #cost()} is first asked, null before. Written at most once per thread with an
+   * equal immutable breakdown (as {@link String#hashCode()} caches its hash), so any read sees null
+   * or a complete breakdown.
+   */
+  private CostBreakdown cost;
+  /** For a cost given as values: a breakdown naming its terms, in order (its values unused). */
+  private final CostBreakdown costTerms;
+  private final double term0;
+  private final double term1;
+  private final double term2;
+  private final double term3;
+  private final double term4;
+  private final double term5;
 
-  private RoutingDecision(String replicaId, long epoch, String prefillReplicaId, long prefillEpoch,
-      CostBreakdown cost, double score, int matchedTokens, RejectReason reason, String detail,
-      Duration retryAfter) {
+  /**
+   * The fields only a disaggregated pair or a rejection has, kept apart so that a routed
+   * whole-request decision (nearly every one) does not carry them. Immutable.
+   */
+  private static final class Extra {
+    final String prefillReplicaId;
+    final long prefillEpoch;
+    final RejectReason reason;
+    final String detail;
+    final Duration retryAfter;
+
+    Extra(String prefillReplicaId, long prefillEpoch, RejectReason reason, String detail,
+        Duration retryAfter) {
+      this.prefillReplicaId = prefillReplicaId;
+      this.prefillEpoch = prefillEpoch;
+      this.reason = reason;
+      this.detail = detail;
+      this.retryAfter = retryAfter;
+    }
+  }
+
+  /** A decision whose cost is the breakdown {@code cost}. */
+  private RoutingDecision(String replicaId, long epoch, Extra extra, CostBreakdown cost,
+      double score, int matchedTokens) {
     this.replicaId = replicaId;
     this.epoch = epoch;
-    this.prefillReplicaId = prefillReplicaId;
-    this.prefillEpoch = prefillEpoch;
+    this.extra = extra;
     this.cost = cost;
+    this.costTerms = null;
     this.score = score;
     this.matchedTokens = matchedTokens;
-    this.reason = reason;
-    this.detail = detail;
-    this.retryAfter = retryAfter;
+    this.term0 = 0;
+    this.term1 = 0;
+    this.term2 = 0;
+    this.term3 = 0;
+    this.term4 = 0;
+    this.term5 = 0;
+  }
+
+  /**
+   * A decision whose cost is {@code terms}' names with the values {@code millis}, kept in this
+   * decision's fields ({@code terms} has at most {@link #INLINE_TERMS} terms; {@code millis} is
+   * checked and copied).
+   */
+  private RoutingDecision(String replicaId, long epoch, Extra extra, CostBreakdown terms,
+      double[] millis, double score, int matchedTokens) {
+    this.replicaId = replicaId;
+    this.epoch = epoch;
+    this.extra = extra;
+    this.cost = null;
+    this.costTerms = terms;
+    this.score = score;
+    this.matchedTokens = matchedTokens;
+    int n = terms.size();
+    this.term0 = n > 0 ? millis[0] : 0;
+    this.term1 = n > 1 ? millis[1] : 0;
+    this.term2 = n > 2 ? millis[2] : 0;
+    this.term3 = n > 3 ? millis[3] : 0;
+    this.term4 = n > 4 ? millis[4] : 0;
+    this.term5 = n > 5 ? millis[5] : 0;
+  }
+
+  /** This decision's fields with the cost {@code other}'s, as {@code other} keeps it. */
+  private RoutingDecision(RoutingDecision fields, RoutingDecision other, double score) {
+    this.replicaId = fields.replicaId;
+    this.epoch = fields.epoch;
+    this.extra = fields.extra;
+    this.cost = other.cost;
+    this.costTerms = other.costTerms;
+    this.score = score;
+    this.matchedTokens = fields.matchedTokens;
+    this.term0 = other.term0;
+    this.term1 = other.term1;
+    this.term2 = other.term2;
+    this.term3 = other.term3;
+    this.term4 = other.term4;
+    this.term5 = other.term5;
+  }
+
+  /**
+   * A decision with the cost {@code sameTermsAs}'s terms valued {@code millis}: kept as values
+   * when there are at most {@link #INLINE_TERMS} of them, else built into a breakdown at once.
+   */
+  private static RoutingDecision withValues(String replicaId, long epoch, Extra extra,
+      CostBreakdown sameTermsAs, double[] millis, double score, int matchedTokens) {
+    Checks.notNull(sameTermsAs, "sameTermsAs");
+    Checks.notNull(millis, "millis");
+    int n = sameTermsAs.size();
+    if (millis.length < n) {
+      throw new IllegalArgumentException("millis.length: " + millis.length
+          + " (expected: at least sameTermsAs.size(), " + n + ")");
+    }
+    for (int i = 0; i < n; i++) {
+      if (!Double.isFinite(millis[i])) {
+        throw new IllegalArgumentException(sameTermsAs.term(i) + ": " + millis[i]
+            + " (expected: finite milliseconds)");
+      }
+    }
+    if (n > INLINE_TERMS) {
+      CostBreakdown.Builder b = CostBreakdown.newBuilder(sameTermsAs);
+      for (int i = 0; i < n; i++) {
+        b.add(sameTermsAs.term(i), millis[i]);
+      }
+      return new RoutingDecision(replicaId, epoch, extra, b.build(), score, matchedTokens);
+    }
+    return new RoutingDecision(replicaId, epoch, extra, sameTermsAs, millis, score,
+        matchedTokens);
   }
 
   /**
@@ -61,8 +178,8 @@ public final class RoutingDecision {
    */
   public static RoutingDecision routed(CandidateView chosen, CostBreakdown cost) {
     Checks.notNull(chosen, "chosen");
-    return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null, -1,
-        Checks.notNull(cost, "cost"), Double.NaN, chosen.matchedTokens(), null, null, null);
+    return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null,
+        Checks.notNull(cost, "cost"), Double.NaN, chosen.matchedTokens());
   }
 
   /**
@@ -80,8 +197,33 @@ public final class RoutingDecision {
   public static RoutingDecision routed(CandidateView chosen, CostBreakdown cost, double score) {
     Checks.notNull(chosen, "chosen");
     Checks.argument(Double.isFinite(score), "score", score, "finite");
-    return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null, -1,
-        Checks.notNull(cost, "cost"), score, chosen.matchedTokens(), null, null, null);
+    return new RoutingDecision(chosen.replicaId(), chosen.epoch(), null,
+        Checks.notNull(cost, "cost"), score, chosen.matchedTokens());
+  }
+
+  /**
+   * Routes the whole request to {@code chosen}, its cost given term by term: the same decision as
+   * {@code routed(chosen, cost, score)} for the breakdown {@code cost} of {@code sameTermsAs}'s
+   * terms, in its order, valued {@code millis}, without building that breakdown. Up to six terms
+   * are kept as values in the decision, and {@link #cost()} builds the breakdown when first asked;
+   * {@link #costMillis()} and {@link #costTermMillis} read the values without building it. For a
+   * policy (or router) that prices every candidate in the same terms and routes on every request.
+   *
+   * @param chosen the replica to serve the request; its id, epoch and matched tokens are taken
+   * @param sameTermsAs a breakdown naming the terms, in order; its values are not used
+   * @param millis each term's milliseconds, in {@code sameTermsAs}'s order: its first
+   *     {@code sameTermsAs.size()} values are copied, each finite
+   * @param score the policy's ranking score; finite (see {@link #withScore})
+   * @return a routed decision
+   * @throws IllegalArgumentException if {@code millis} is shorter than the terms, a value is NaN or
+   *     infinite, or {@code score} is NaN or infinite
+   */
+  public static RoutingDecision routed(CandidateView chosen, CostBreakdown sameTermsAs,
+      double[] millis, double score) {
+    Checks.notNull(chosen, "chosen");
+    Checks.argument(Double.isFinite(score), "score", score, "finite");
+    return withValues(chosen.replicaId(), chosen.epoch(), null, sameTermsAs, millis, score,
+        chosen.matchedTokens());
   }
 
   /**
@@ -96,9 +238,9 @@ public final class RoutingDecision {
       CandidateView prefill, CandidateView decode, CostBreakdown cost) {
     Checks.notNull(prefill, "prefill");
     Checks.notNull(decode, "decode");
-    return new RoutingDecision(decode.replicaId(), decode.epoch(), prefill.replicaId(),
-        prefill.epoch(), Checks.notNull(cost, "cost"), Double.NaN, prefill.matchedTokens(), null, null,
-        null);
+    return new RoutingDecision(decode.replicaId(), decode.epoch(),
+        new Extra(prefill.replicaId(), prefill.epoch(), null, null, null),
+        Checks.notNull(cost, "cost"), Double.NaN, prefill.matchedTokens());
   }
 
   /**
@@ -115,8 +257,8 @@ public final class RoutingDecision {
     if (retryAfter != null) {
       Checks.nonNegative(retryAfter, "retryAfter");
     }
-    return new RoutingDecision(null, -1, null, -1, CostBreakdown.empty(), Double.NaN, 0, reason,
-        detail, retryAfter);
+    return new RoutingDecision(null, -1, new Extra(null, -1, reason, detail, retryAfter),
+        CostBreakdown.empty(), Double.NaN, 0);
   }
 
   /**
@@ -129,8 +271,25 @@ public final class RoutingDecision {
   public RoutingDecision withCost(CostBreakdown cost) {
     Checks.notNull(cost, "cost");
     requireRouted("withCost");
-    return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, score,
-        matchedTokens, reason, detail, retryAfter);
+    return new RoutingDecision(replicaId, epoch, extra, cost, score, matchedTokens);
+  }
+
+  /**
+   * This decision with its cost given term by term in place of its own: the same decision as
+   * {@code withCost(cost)} for the breakdown of {@code sameTermsAs}'s terms valued {@code millis},
+   * without building it (see {@link #routed(CandidateView, CostBreakdown, double[], double)}).
+   *
+   * @param sameTermsAs a breakdown naming the terms, in order; its values are not used
+   * @param millis each term's milliseconds, in {@code sameTermsAs}'s order: its first
+   *     {@code sameTermsAs.size()} values are copied, each finite
+   * @return a copy with that cost
+   * @throws IllegalArgumentException if {@code millis} is shorter than the terms or a value is NaN
+   *     or infinite
+   * @throws IllegalStateException if the decision is a rejection
+   */
+  public RoutingDecision withCost(CostBreakdown sameTermsAs, double[] millis) {
+    requireRouted("withCost");
+    return withValues(replicaId, epoch, extra, sameTermsAs, millis, score, matchedTokens);
   }
 
   /**
@@ -146,13 +305,12 @@ public final class RoutingDecision {
   public RoutingDecision withScore(double score) {
     Checks.argument(Double.isFinite(score), "score", score, "finite");
     requireRouted("withScore");
-    return new RoutingDecision(replicaId, epoch, prefillReplicaId, prefillEpoch, cost, score,
-        matchedTokens, reason, detail, retryAfter);
+    return new RoutingDecision(this, this, score);
   }
 
   /** {@return whether the request was routed; {@code false} for a rejection} */
   public boolean isRouted() {
-    return reason == null;
+    return extra == null || extra.reason == null;
   }
 
   /**
@@ -173,12 +331,12 @@ public final class RoutingDecision {
 
   /** {@return the prefill replica when prefill and decode are placed separately} */
   public Optional<String> prefillReplicaId() {
-    return Optional.ofNullable(prefillReplicaId);
+    return Optional.ofNullable(extra == null ? null : extra.prefillReplicaId);
   }
 
   /** {@return epoch of the prefill replica, or -1 when there is none} */
   public long prefillEpoch() {
-    return prefillEpoch;
+    return extra == null ? -1 : extra.prefillEpoch;
   }
 
   /**
@@ -186,7 +344,70 @@ public final class RoutingDecision {
    * the request's deadline} Empty for rejections.
    */
   public CostBreakdown cost() {
-    return cost;
+    CostBreakdown c = cost;
+    if (c == null) {
+      CostBreakdown.Builder b = CostBreakdown.newBuilder(costTerms);
+      for (int i = 0, n = costTerms.size(); i < n; i++) {
+        b.add(costTerms.term(i), termValue(i));
+      }
+      c = b.build();
+      cost = c;
+    }
+    return c;
+  }
+
+  /**
+   * {@return {@code cost().totalMillis()}, the predicted time to first token in milliseconds (0 for
+   * a rejection), without building the breakdown}
+   */
+  public double costMillis() {
+    CostBreakdown c = cost;
+    if (c != null) {
+      return c.totalMillis();
+    }
+    // the breakdown's own sum: from 0, term by term in order, so the same double
+    double sum = 0;
+    for (int i = 0, n = costTerms.size(); i < n; i++) {
+      sum += termValue(i);
+    }
+    return sum;
+  }
+
+  /**
+   * {@code cost().millis(term).orElse(ifAbsent)}, without building the breakdown or an
+   * {@code OptionalDouble}.
+   *
+   * @param term a term's name
+   * @param ifAbsent what to return when the cost has no such term
+   * @return the term's milliseconds, or {@code ifAbsent}
+   */
+  public double costTermMillis(String term, double ifAbsent) {
+    CostBreakdown c = cost;
+    CostBreakdown names = c != null ? c : costTerms;
+    for (int i = 0, n = names.size(); i < n; i++) {
+      if (names.term(i).equals(term)) {
+        return c != null ? c.millis(i) : termValue(i);
+      }
+    }
+    return ifAbsent;
+  }
+
+  /** {@return {@code !cost().isEmpty()}, without building the breakdown} */
+  public boolean hasCost() {
+    CostBreakdown c = cost;
+    return !(c != null ? c : costTerms).isEmpty();
+  }
+
+  /** The value of term {@code i} of a cost kept as values. */
+  private double termValue(int i) {
+    return switch (i) {
+      case 0 -> term0;
+      case 1 -> term1;
+      case 2 -> term2;
+      case 3 -> term3;
+      case 4 -> term4;
+      default -> term5;
+    };
   }
 
   /** {@return the policy's ranking score ({@link #withScore}); empty when the policy gave none} */
@@ -205,53 +426,71 @@ public final class RoutingDecision {
    * @throws IllegalStateException if the decision routed the request
    */
   public RejectReason reason() {
-    if (reason == null) {
+    if (isRouted()) {
       throw new IllegalStateException("reason: none (expected: a rejected decision)");
     }
-    return reason;
+    return extra.reason;
   }
 
   /** {@return human-readable detail of a rejection; empty string for routed decisions} */
   public String detail() {
-    return detail == null ? "" : detail;
+    return extra == null || extra.detail == null ? "" : extra.detail;
   }
 
   /** {@return when to retry a rejected request; empty if routed, or if waiting would not help} */
   public Optional<Duration> retryAfter() {
-    return Optional.ofNullable(retryAfter);
+    return Optional.ofNullable(extra == null ? null : extra.retryAfter);
   }
 
   private void requireRouted(String what) {
-    if (reason != null) {
-      throw new IllegalStateException(
-          what + ": none, request was rejected (" + reason + ") (expected: a routed decision)");
+    if (!isRouted()) {
+      throw new IllegalStateException(what + ": none, request was rejected (" + extra.reason
+          + ") (expected: a routed decision)");
     }
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RoutingDecision d && epoch == d.epoch && prefillEpoch == d.prefillEpoch
+    return o instanceof RoutingDecision d && epoch == d.epoch && prefillEpoch() == d.prefillEpoch()
         && matchedTokens == d.matchedTokens && Objects.equals(replicaId, d.replicaId)
-        && Objects.equals(prefillReplicaId, d.prefillReplicaId) && cost.equals(d.cost)
+        && Objects.equals(prefillId(), d.prefillId()) && cost().equals(d.cost())
         && Double.compare(score, d.score) == 0
-        && reason == d.reason && Objects.equals(detail, d.detail)
-        && Objects.equals(retryAfter, d.retryAfter);
+        && reason0() == d.reason0() && Objects.equals(detail0(), d.detail0())
+        && Objects.equals(retryAfter0(), d.retryAfter0());
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(replicaId, epoch, prefillReplicaId, cost, matchedTokens, reason, retryAfter);
+    return Objects.hash(replicaId, epoch, prefillId(), cost(), matchedTokens, reason0(),
+        retryAfter0());
   }
 
   @Override
   public String toString() {
-    if (reason != null) {
-      return "rejected " + reason + ": " + detail
-          + (retryAfter == null ? "" : ", retry after " + Checks.millisText(retryAfter));
+    if (!isRouted()) {
+      return "rejected " + extra.reason + ": " + extra.detail
+          + (extra.retryAfter == null ? "" : ", retry after " + Checks.millisText(extra.retryAfter));
     }
+    String prefill = prefillId();
     return "routed to " + replicaId + "#" + epoch
-        + (prefillReplicaId == null ? "" : " (prefill on " + prefillReplicaId + "#" + prefillEpoch + ")")
-        + ", matched " + matchedTokens + " tokens, predicted " + cost
+        + (prefill == null ? "" : " (prefill on " + prefill + "#" + prefillEpoch() + ")")
+        + ", matched " + matchedTokens + " tokens, predicted " + cost()
         + (Double.isNaN(score) ? "" : ", score " + String.format(java.util.Locale.ROOT, "%.1f", score));
+  }
+
+  private String prefillId() {
+    return extra == null ? null : extra.prefillReplicaId;
+  }
+
+  private RejectReason reason0() {
+    return extra == null ? null : extra.reason;
+  }
+
+  private String detail0() {
+    return extra == null ? null : extra.detail;
+  }
+
+  private Duration retryAfter0() {
+    return extra == null ? null : extra.retryAfter;
   }
 }

@@ -2,7 +2,6 @@ package io.github.kvroute.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.ReplicaState;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingDecision;
@@ -32,6 +31,10 @@ final class AttemptRecorder {
     this.backlog = backlog;
   }
 
+  /**
+   * Records the routed decision {@code d} as of {@code now}: returns its lease pinned for the caller,
+   * which {@linkplain LeaseTable#unpin unpins} it once the route is done with it.
+   */
   Lease record(DecisionContext s, RoutingDecision d, long now) {
     Request request = s.request;
     MutableView chosen = s.mixed.find(d.replicaId(), d.epoch());
@@ -45,14 +48,14 @@ final class AttemptRecorder {
     }
     MutableView computeView = prefillView != null ? prefillView : chosen;
     double work = PrefillTerm.prefillMillis(request.promptTokens(), computeView);
-    Lease lease = new Lease(request.id(), request.attempt(), chosen.entry, d.epoch(),
+    Lease lease = leases.acquire(request.id());
+    lease.init(request.id(), request.attempt(), chosen.entry, d.epoch(),
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
-        request.plannedOutputTokens(), computeView.matchedTokens, d.cost().totalMillis(), work,
-        computeView.estimatedQueueMillis,
-        termMillis(d.cost(), CostTerm.QUEUE.termName(), Double.NaN));
+        request.plannedOutputTokens(), computeView.matchedTokens, d.costMillis(), work,
+        computeView.estimatedQueueMillis, d.costTermMillis(CostTerm.QUEUE.termName(), Double.NaN));
     if (prefillView != null) {
       lease.move = new Lease.Move(s.kvTransferMillis(prefillView, chosen),
-          termMillis(d.cost(), PairSelection.TRANSFER_TERM, 0), backlog,
+          d.costTermMillis(PairSelection.TRANSFER_TERM, 0), backlog,
           TransferBacklog.key(prefillView.entry.slot, chosen.entry.slot),
           Math.round(s.moveMillis(prefillView, chosen) * 1000));
     }
@@ -77,8 +80,11 @@ final class AttemptRecorder {
     int gen = computeEntry.indexGeneration;
     // on an exact replica the insert is speculative: it lasts while this attempt is open
     if (gen >= 0 && request.prompt().blockCount() > 0) {
-      lease.insert = index.insertRouted(computeEntry.slot, gen, request.prompt(),
-          computeView.matchedBlocks);
+      IndexStore.Insert record = lease.insertRecord();
+      if (index.insertRouted(record, computeEntry.slot, gen, request.prompt(),
+          computeView.matchedBlocks)) {
+        lease.insert = record;
+      }
     }
     meanWork.record(work);
     orphanIfGone(lease, chosen.entry, d.epoch());
@@ -86,19 +92,6 @@ final class AttemptRecorder {
       orphanIfGone(lease, prefillView.entry, d.prefillEpoch());
     }
     return lease;
-  }
-
-  /**
-   * {@code cost.millis(term).orElse(absent)} without the {@code OptionalDouble} that allocates on
-   * every decision.
-   */
-  private static double termMillis(CostBreakdown cost, String term, double absent) {
-    for (int i = 0, n = cost.size(); i < n; i++) {
-      if (cost.term(i).equals(term)) {
-        return cost.millis(i);
-      }
-    }
-    return absent;
   }
 
   /**

@@ -113,7 +113,7 @@ final class DeadlineAdmission implements AdmissionController {
 
   /** The work a routed request adds to the fleet: its predicted prefill, at least 1 ms. */
   private static double workMillis(RoutingDecision d) {
-    return Math.max(1, d.cost().millis(CostTerm.PREFILL.termName()).orElse(1));
+    return Math.max(1, d.costTermMillis(CostTerm.PREFILL.termName(), 1));
   }
 
   /** The deadline veto: null when the request's predicted TTFT fits what is left of its budget. */
@@ -123,7 +123,7 @@ final class DeadlineAdmission implements AdmissionController {
     if (remaining.isEmpty()) {
       return null;
     }
-    double predicted = proposed.cost().totalMillis() + queueCorrection(context, proposed);
+    double predicted = proposed.costMillis() + queueCorrection(context, proposed);
     if (predicted <= remaining.getAsLong()) {
       return null;
     }

@@ -126,6 +126,11 @@ final class DecisionPipeline {
           recorder.unrecord(lease);
         }
         throw fatal;
+      } finally {
+        // this route is done with its lease: it may be reused once its attempt ends
+        if (lease != null) {
+          leases.unpin(lease);
+        }
       }
       if (decision.isRouted()) {
         counters.routed.increment();
@@ -226,14 +231,14 @@ final class DecisionPipeline {
   }
 
   private RoutingDecision withCost(DecisionContext s, RoutingDecision d) {
-    if (!d.cost().isEmpty()) {
+    if (d.hasCost()) {
       return d;
     }
     MutableView chosen = s.mixed.find(d.replicaId(), d.epoch());
     if (chosen == null) {
       chosen = s.decode.find(d.replicaId(), d.epoch());
     }
-    return d.withCost(estimate.breakdown(s.request, chosen));
+    return estimate.withEstimate(d, s.request, chosen);
   }
 
   /**

@@ -55,7 +55,22 @@ final class Feedback {
     // looked up by id and attempt, not a RequestRef: an outcome's are valid, and every decision's
     // outcome would allocate one; one reading of the clock for all of it (some 25 ns each)
     long now = ticker.read();
-    Lease lease = leases.get(outcome.requestId(), outcome.attempt(), now);
+    // pinned: not reused for another attempt until this outcome is done with it
+    Lease lease = leases.hold(outcome.requestId(), outcome.attempt(), now);
+    UpdateResult result;
+    try {
+      result = apply(lease, outcome, now);
+    } finally {
+      if (lease != null) {
+        leases.unpin(lease);
+      }
+    }
+    guard.listener().onOutcome(outcome, result);
+    return result;
+  }
+
+  /** {@link #onOutcome} with its attempt's lease pinned ({@code null}: not open). */
+  private UpdateResult apply(Lease lease, Outcome outcome, long now) {
     UpdateResult result;
     if (lease == null) {
       result = leases.wasClosed(outcome.requestId(), outcome.attempt()) ? UpdateResult.DUPLICATE
@@ -83,7 +98,6 @@ final class Feedback {
       }
       reportTtft(lease, outcome);
     }
-    guard.listener().onOutcome(outcome, result);
     return result;
   }
 
@@ -92,10 +106,19 @@ final class Feedback {
    * (the ledger stops replaying its work); everything else waits for the outcome.
    */
   UpdateResult onFirstToken(RequestRef ref, String replicaId, long epoch) {
-    Lease lease = leases.get(ref);
+    Lease lease = leases.hold(ref);
     if (lease == null) {
       return leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
     }
+    try {
+      return firstToken(lease, replicaId, epoch);
+    } finally {
+      leases.unpin(lease);
+    }
+  }
+
+  /** {@link #onFirstToken} with the attempt's open lease pinned. */
+  private UpdateResult firstToken(Lease lease, String replicaId, long epoch) {
     if (!lease.replica.id.equals(replicaId) || lease.epoch != epoch) {
       return UpdateResult.MISMATCHED_REPLICA;
     }
@@ -126,16 +149,21 @@ final class Feedback {
    * the first token.
    */
   UpdateResult onPrefillDone(RequestRef ref, String prefillReplicaId, long prefillEpoch) {
-    Lease lease = leases.get(ref);
+    Lease lease = leases.hold(ref);
     if (lease == null) {
       return leases.wasClosed(ref) ? UpdateResult.DUPLICATE : UpdateResult.UNKNOWN_REQUEST;
     }
-    ReplicaEntry prefill = lease.prefillReplica;
-    if (prefill == null || !prefill.id.equals(prefillReplicaId) || prefill.epoch != prefillEpoch) {
-      return UpdateResult.MISMATCHED_REPLICA;
+    try {
+      ReplicaEntry prefill = lease.prefillReplica;
+      if (prefill == null || !prefill.id.equals(prefillReplicaId)
+          || prefill.epoch != prefillEpoch) {
+        return UpdateResult.MISMATCHED_REPLICA;
+      }
+      return prefill.ledger.firstToken(lease, ticker.read()) ? UpdateResult.APPLIED
+          : UpdateResult.DUPLICATE;
+    } finally {
+      leases.unpin(lease);
     }
-    return prefill.ledger.firstToken(lease, ticker.read()) ? UpdateResult.APPLIED
-        : UpdateResult.DUPLICATE;
   }
 
   /**

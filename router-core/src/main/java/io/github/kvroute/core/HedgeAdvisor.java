@@ -91,7 +91,7 @@ public final class HedgeAdvisor {
     checkArgument(routed.isRouted(), "routed: %s (expected: a routed decision)", routed);
     advised++;
     allowance = Math.min(allowance + budget, Math.max(1, budget * 100));
-    double predicted = routed.cost().totalMillis();
+    double predicted = routed.costMillis();
     double delay = delayMillis(predicted);
     if (!learnt || lateShare <= 0) {
       return Advice.none("no slow tail learnt");

@@ -351,15 +351,14 @@ final class IndexStore {
     }
   }
 
+  /**
+   * A change to the store, applied under the index's write lock by whichever thread holds it: its
+   * submitter, or a thread that drains the buffer it waited in.
+   *
+   * <p>Thread-safety: not thread-safe; made by its submitter and handed to the thread that applies
+   * it through the buffer's queue or the write lock, each a happens-before edge.
+   */
   abstract static class Command {
-    final int slot;
-    final int gen;
-
-    Command(int slot, int gen) {
-      this.slot = slot;
-      this.gen = gen;
-    }
-
     /** Applies the command, then settles the store (the budget, garbage and sparse arrays). */
     final void apply(IndexStore ix) {
       run(ix);
@@ -377,25 +376,102 @@ final class IndexStore {
     long bufferedBytes() {
       return 64 + 8L * blocks();
     }
+
+    /**
+     * Called by the submitter just before the command goes to the buffer, where other threads may
+     * apply it later.
+     */
+    void lentToBuffer() {}
+  }
+
+  /** A command for one slot's generation, fixed when made. Immutable. */
+  abstract static class SlotCommand extends Command {
+    final int slot;
+    final int gen;
+
+    SlotCommand(int slot, int gen) {
+      this.slot = slot;
+      this.gen = gen;
+    }
   }
 
   /**
    * An optimistic insert; remembers the ticks it used so that a rollback can tell if it is undisturbed.
    * On an exact slot it is <em>speculative</em>: it stands for the blocks the engine will store once
    * the routed prefill runs, until an event confirms them (touching them again) or the attempt ends.
+   *
+   * <p><b>Design notes: reuse.</b> Every routed decision makes one, kept until its attempt ends
+   * (48 bytes a decision), so a record can be reused for a later attempt ({@link #set}): the
+   * attempt's lease keeps its record when the lease is recycled. Reuse is safe while no other
+   * thread can hold the record: one applied at once by its submitter (the common case: the buffer
+   * empty, the lock free) is done with when {@code submit} returns, and so is its rollback. One
+   * that went to the buffer ({@link #lentToBuffer}), or whose rollback did, may be applied later
+   * by any thread that drains the buffer, so it is never reused ({@link #reusable}); its attempt
+   * gets a new record.
+   *
+   * <p>Thread-safety: not thread-safe. {@link #set} is called by the routing thread before the
+   * record is submitted; the insert's results are written and read under the index's write lock;
+   * the submission publishes the rest (the buffer's queue, or the lock).
    */
   static final class Insert extends Command {
-    final PromptKey prompt;
-    final int matchedBlocks;
+    int slot;
+    int gen;
+    PromptKey prompt;
+    int matchedBlocks;
     int count;
     long tickStart;
     /** Applied to an exact slot: to be taken back when its attempt ends, unless confirmed. */
     boolean speculative;
+    /** It or one of its rollbacks went to the buffer: never reused (see the notes). */
+    private boolean lent;
+    /** The rollback command last made for it, reused while none went to the buffer. */
+    private Rollback rollback;
 
-    Insert(int slot, int gen, PromptKey prompt, int matchedBlocks) {
-      super(slot, gen);
+    Insert() {}
+
+    /**
+     * Makes this record the insert of {@code prompt}'s first blocks into {@code slot}, as a new one.
+     *
+     * @throws IllegalStateException if it is not {@link #reusable}
+     */
+    void set(int slot, int gen, PromptKey prompt, int matchedBlocks) {
+      if (lent) {
+        throw new IllegalStateException(
+            "insert: lent to the buffer (expected: a record no buffered command holds)");
+      }
+      this.slot = slot;
+      this.gen = gen;
       this.prompt = prompt;
       this.matchedBlocks = matchedBlocks;
+      this.count = 0;
+      this.tickStart = 0;
+      this.speculative = false;
+    }
+
+    /** Whether {@link #set} may reuse it: neither it nor a rollback of it went to the buffer. */
+    boolean reusable() {
+      return !lent;
+    }
+
+    /** Lets go of the prompt it references, so that a record kept for reuse holds no request's keys. */
+    void clear() {
+      prompt = null;
+    }
+
+    @Override
+    void lentToBuffer() {
+      lent = true;
+    }
+
+    /** Its rollback command, {@code onlySpeculative} or not: the last one, unless that was lent. */
+    Rollback rollback(boolean onlySpeculative) {
+      Rollback r = rollback;
+      if (r == null || lent) {
+        r = new Rollback(this);
+        rollback = r;
+      }
+      r.onlySpeculative = onlySpeculative;
+      return r;
     }
 
     @Override
@@ -406,7 +482,8 @@ final class IndexStore {
     /**
      * Whether every block it touches was believed held before ({@code matchedBlocks} covers the
      * prompt): a {@link Rollback} takes back only blocks past {@code matchedBlocks}, so it would do
-     * nothing, whether or not this insert was applied yet. Read from final fields: any thread.
+     * nothing, whether or not this insert was applied yet. Reads what {@link #set} wrote: the
+     * routing thread, or one the submission published it to.
      */
     boolean addsNothing() {
       return matchedBlocks >= prompt.blockCount();
@@ -435,16 +512,15 @@ final class IndexStore {
 
   /**
    * Takes back the blocks an insert added that nothing touched since; with {@code onlySpeculative},
-   * only if the insert was speculative (an attempt ending on an exact slot).
+   * only if the insert was speculative (an attempt ending on an exact slot). Made and reused by
+   * its {@link Insert} ({@link Insert#rollback}); not thread-safe, as the insert.
    */
   static final class Rollback extends Command {
     final Insert insert;
-    final boolean onlySpeculative;
+    boolean onlySpeculative;
 
-    Rollback(Insert insert, boolean onlySpeculative) {
-      super(insert.slot, insert.gen);
+    Rollback(Insert insert) {
       this.insert = insert;
-      this.onlySpeculative = onlySpeculative;
     }
 
     @Override
@@ -453,17 +529,24 @@ final class IndexStore {
     }
 
     @Override
+    void lentToBuffer() {
+      insert.lent = true;
+    }
+
+    @Override
     void run(IndexStore ix) {
-      if (!ix.accept(slot, gen) || insert.count == 0 || (onlySpeculative && !insert.speculative)) {
+      Insert i0 = insert;
+      int slot = i0.slot;
+      if (!ix.accept(slot, i0.gen) || i0.count == 0 || (onlySpeculative && !i0.speculative)) {
         return;
       }
-      int most = insert.count - Math.min(insert.matchedBlocks, insert.count);
+      int most = i0.count - Math.min(i0.matchedBlocks, i0.count);
       long[] keys = ix.groups.keyScratch(most);
       int n = 0;
-      for (int i = insert.matchedBlocks; i < insert.count; i++) {
-        long key = insert.prompt.blockHash(i);
+      for (int i = i0.matchedBlocks; i < i0.count; i++) {
+        long key = i0.prompt.blockHash(i);
         int b = ix.table.find(key);
-        if (b >= 0 && ix.residency.tickOf(slot, b) == insert.tickStart + (insert.count - 1 - i)) {
+        if (b >= 0 && ix.residency.tickOf(slot, b) == i0.tickStart + (i0.count - 1 - i)) {
           keys[n++] = key;
         }
       }
@@ -471,7 +554,7 @@ final class IndexStore {
     }
   }
 
-  static final class Stored extends Command {
+  static final class Stored extends SlotCommand {
     final long[] keys;
     /** Whether the slot is (again) in exact mode; false for a degraded replica. */
     final boolean exact;
@@ -492,7 +575,7 @@ final class IndexStore {
     }
   }
 
-  static final class Removed extends Command {
+  static final class Removed extends SlotCommand {
     final long[] keys;
     /** Whether the slot is (again) in exact mode; false for a degraded replica. */
     final boolean exact;
@@ -513,7 +596,7 @@ final class IndexStore {
     }
   }
 
-  static final class Cleared extends Command {
+  static final class Cleared extends SlotCommand {
     Cleared(int slot, int gen) {
       super(slot, gen);
     }
@@ -527,7 +610,7 @@ final class IndexStore {
     }
   }
 
-  static final class Capacity extends Command {
+  static final class Capacity extends SlotCommand {
     final long blocks;
 
     Capacity(int slot, int gen, long blocks) {
@@ -547,7 +630,7 @@ final class IndexStore {
     }
   }
 
-  static final class Reset extends Command {
+  static final class Reset extends SlotCommand {
     Reset(int slot, int gen) {
       super(slot, gen);
     }
@@ -561,7 +644,7 @@ final class IndexStore {
     }
   }
 
-  static final class Release extends Command {
+  static final class Release extends SlotCommand {
     Release(int slot) {
       super(slot, -1);
     }

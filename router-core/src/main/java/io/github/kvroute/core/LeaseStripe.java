@@ -4,8 +4,8 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 
 /**
  * One stripe of a {@link LeaseTable}: its open leases by attempt and its latest attempt by request
- * (two intrusive chained hash tables over the leases themselves), and its open leases in opening
- * order (an intrusive list, oldest first, which expiry walks). The operations below are the tables'
+ * (two intrusive chained hash tables over the leases themselves), its open leases in opening
+ * order (an intrusive list, oldest first, which expiry walks), and its free list of leases to reuse. The operations below are the tables'
  * own; {@link LeaseTable} decides when to call them.
  *
  * <p>Thread-safety: not thread-safe; every field but the two volatiles is guarded by the stripe's
@@ -25,6 +25,11 @@ final class LeaseStripe {
   Lease oldest;
   @GuardedBy("this")
   Lease newest;
+  /** Closed leases no thread holds, for reuse, chained through {@link Lease#nextByRef}. */
+  @GuardedBy("this")
+  Lease free;
+  @GuardedBy("this")
+  int freeCount;
   /** {@code oldest.openedAtNanos} while {@link #anyOpen}, written under the monitor. */
   volatile long oldestOpenedAtNanos;
   volatile boolean anyOpen;
@@ -71,6 +76,32 @@ final class LeaseStripe {
       s.newest.newerOpen = lease;
     }
     s.newest = lease;
+  }
+
+  /**
+   * Puts {@code lease}, closed and held by no thread, on the free list, unless the list holds
+   * {@value LeaseTable#FREE_LEASES_PER_STRIPE} already.
+   */
+  @GuardedBy("s")
+  static void free(LeaseStripe s, Lease lease) {
+    if (s.freeCount < LeaseTable.FREE_LEASES_PER_STRIPE) {
+      lease.forget();
+      lease.nextByRef = s.free;
+      s.free = lease;
+      s.freeCount++;
+    }
+  }
+
+  /** A lease from the free list, else null. */
+  @GuardedBy("s")
+  static Lease takeFree(LeaseStripe s) {
+    Lease lease = s.free;
+    if (lease != null) {
+      s.free = lease.nextByRef;
+      lease.nextByRef = null;
+      s.freeCount--;
+    }
+    return lease;
   }
 
   @GuardedBy("s")

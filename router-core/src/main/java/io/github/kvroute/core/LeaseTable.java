@@ -27,7 +27,8 @@ import java.util.function.Predicate;
  * of them (a 64-bit fingerprint of the attempt each, about 33 bytes with its time and index
  * slots, at most 49 with marks repeated, so at most about 49 MB: {@link ClosedAttempts}); beyond
  * that the least recently closed are forgotten early, and a duplicate outcome for one of them is
- * answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}.
+ * answered {@code UNKNOWN_REQUEST} instead of {@code DUPLICATE}. Free leases kept for reuse: at most
+ * {@value #FREE_LEASES_PER_STRIPE} per stripe.
  *
  * <p><b>Design notes: why not a cache.</b> Every decision opens a lease and every outcome closes
  * one; a Caffeine cache (as the open table was) allocated about 220 bytes for that pair (its node,
@@ -37,6 +38,12 @@ import java.util.function.Predicate;
  * stripe's list of open leases in opening order, which is what expiry walks. Nothing is allocated
  * per lease; a stripe's bucket arrays only grow, to the most leases it has held at once. The
  * closed-attempt memory is arrays too, for the same reason ({@link ClosedAttempts}).
+ *
+ * <p><b>Design notes: recycling.</b> A lease whose attempt ended is reused for a later attempt
+ * once no thread can hold it: {@link #acquire} and {@link #hold} pin the lease they return, and
+ * {@link #unpin} puts it on its stripe's free list when its last pin goes and it is closed; every
+ * other lookup that returns a lease marks it never to be reused. {@link Lease}'s notes list who can
+ * hold a lease and why this is safe.
  *
  * <p>The tables are split into {@value #STRIPES} stripes by the request id's hash, each under its own
  * monitor, so that concurrent decisions contend only when their ids share a stripe; every attempt
@@ -55,6 +62,11 @@ final class LeaseTable {
   static final int MAX_CLOSED_REMEMBERED = 1_000_000;
   /** Stripes of the open tables; a power of two. */
   static final int STRIPES = 32;
+  /**
+   * Most closed leases a stripe keeps for reuse: enough for the leases that close between two
+   * openings on the stripe, a few kilobytes per stripe at most.
+   */
+  static final int FREE_LEASES_PER_STRIPE = 16;
 
   private final Ticker ticker;
   private final long timeoutNanos;
@@ -83,7 +95,10 @@ final class LeaseTable {
     return get(ref.requestId(), ref.attempt());
   }
 
-  /** The open lease of attempt {@code attempt} of request {@code id}, else null. */
+  /**
+   * The open lease of attempt {@code attempt} of request {@code id}, else null. The lease returned
+   * is never reused (it is let out without a pin); {@link #hold} pins it instead.
+   */
   Lease get(String id, int attempt) {
     return get(id, attempt, ticker.read());
   }
@@ -93,12 +108,37 @@ final class LeaseTable {
    * took (each reading of the system clock is some 25 ns; a route and its outcome took ten).
    */
   Lease get(String id, int attempt, long now) {
+    return find(id, attempt, now, false);
+  }
+
+  /**
+   * {@link #get(String, int, long)}, the lease returned pinned: it is not reused until the caller
+   * {@linkplain #unpin unpins} it, which it must do once it is done with it (see {@link Lease}'s
+   * notes).
+   */
+  Lease hold(String id, int attempt, long now) {
+    return find(id, attempt, now, true);
+  }
+
+  /** {@link #hold(String, int, long)} of {@code ref}, as of now. */
+  Lease hold(RequestRef ref) {
+    return hold(ref.requestId(), ref.attempt(), ticker.read());
+  }
+
+  private Lease find(String id, int attempt, long now, boolean pin) {
     LeaseStripe s = stripe(id);
     Lease found;
     boolean due;
     synchronized (s) {
       found = LeaseStripe.find(s, id, attempt);
       due = found != null && expired(found, now);
+      if (found != null && !due) {
+        if (pin) {
+          found.pins++;
+        } else {
+          found.shared = true;
+        }
+      }
     }
     if (due) {
       // as the cache did: a read that meets an expired entry runs the expiry
@@ -106,6 +146,63 @@ final class LeaseTable {
       return null;
     }
     return found;
+  }
+
+  /**
+   * A lease for a new attempt of request {@code id}, pinned for the caller: one its stripe keeps for
+   * reuse, else a new one. The caller {@linkplain Lease#init initialises} it for that attempt of
+   * {@code id} (its stripe is {@code id}'s), {@linkplain #add adds} it, and {@linkplain #unpin
+   * unpins} it when done with it.
+   */
+  Lease acquire(String id) {
+    LeaseStripe s = stripe(id);
+    Lease lease;
+    synchronized (s) {
+      lease = LeaseStripe.takeFree(s);
+      if (lease != null) {
+        lease.pins = 1;
+        return lease;
+      }
+    }
+    lease = new Lease();
+    // not yet published: the add that publishes it takes the stripe's monitor after this write
+    lease.pins = 1;
+    return lease;
+  }
+
+  /**
+   * Lets go of a lease pinned by {@link #acquire} or {@link #hold}: when no pin is left and the lease
+   * is closed (and was never let out without a pin), it goes to its stripe's free list.
+   *
+   * @throws IllegalStateException if the lease is not pinned
+   */
+  void unpin(Lease lease) {
+    String id = lease.requestId;
+    if (id == null) {
+      throw new IllegalStateException("lease: free (expected: a pinned lease)");
+    }
+    LeaseStripe s = stripe(id);
+    synchronized (s) {
+      if (lease.pins <= 0) {
+        throw new IllegalStateException(
+            "lease: " + id + "#" + lease.attempt + " not pinned (expected: a pinned lease)");
+      }
+      lease.pins--;
+      if (lease.pins == 0 && !lease.open && !lease.shared) {
+        LeaseStripe.free(s, lease);
+      }
+    }
+  }
+
+  /** Leases on the free lists, for tests. */
+  int freeCount() {
+    int n = 0;
+    for (LeaseStripe s : stripes) {
+      synchronized (s) {
+        n += s.freeCount;
+      }
+    }
+    return n;
   }
 
   /** Adds {@code lease}; false if its attempt is already open. */
@@ -214,6 +311,9 @@ final class LeaseTable {
       } else if (expired(current, now)) {
         due = true;
         current = null;
+      } else {
+        // let out without a pin: never reused
+        current.shared = true;
       }
     }
     if (due) {
@@ -238,6 +338,10 @@ final class LeaseTable {
     boolean due = false;
     synchronized (s) {
       previous = LeaseStripe.putLatest(s, id, lease);
+      if (previous != null && previous != lease) {
+        // closed below without a pin: never reused
+        previous.shared = true;
+      }
       if (!lease.open || expired(lease, now)) {
         // closed (expired) before it was published: it must not stay in the table
         due = lease.open;
@@ -273,6 +377,8 @@ final class LeaseTable {
       synchronized (s) {
         for (Lease l = s.oldest; l != null; l = l.newerOpen) {
           if (!expired(l, now)) {
+            // tested and closed below without a pin: never reused
+            l.shared = true;
             candidates.add(l);
           }
         }
@@ -345,6 +451,8 @@ final class LeaseTable {
   /** Takes an expired lease out, marked closed first (under the monitor: one step for readers). */
   @GuardedBy("s")
   private void takeOutExpired(LeaseStripe s, Lease lease) {
+    // handed to the expiry callback without a pin: never reused
+    lease.shared = true;
     markClosed(lease.requestId, lease.attempt);
     LeaseStripe.unlinkOpen(s, lease);
     LeaseStripe.removeLatest(s, lease.requestId, lease);

@@ -236,8 +236,19 @@ final class PrefixIndex {
    * hint: dropped (and counted) when the write buffer is over its limit.
    */
   IndexStore.Insert insertRouted(int slot, int gen, PromptKey prompt, int matchedBlocks) {
-    IndexStore.Insert c = new IndexStore.Insert(slot, gen, prompt, matchedBlocks);
-    return submit(c) ? c : null;
+    IndexStore.Insert c = new IndexStore.Insert();
+    return insertRouted(c, slot, gen, prompt, matchedBlocks) ? c : null;
+  }
+
+  /**
+   * {@link #insertRouted(int, int, PromptKey, int)} into {@code record}, a record of an earlier
+   * insert that is {@linkplain IndexStore.Insert#reusable reusable} (or a new one): nothing is
+   * allocated when the insert is applied at once. Whether it was submitted (false: dropped).
+   */
+  boolean insertRouted(IndexStore.Insert record, int slot, int gen, PromptKey prompt,
+      int matchedBlocks) {
+    record.set(slot, gen, prompt, matchedBlocks);
+    return submit(record);
   }
 
   /**
@@ -246,7 +257,7 @@ final class PrefixIndex {
    */
   void rollback(IndexStore.Insert insert) {
     if (!insert.addsNothing()) {
-      submit(new IndexStore.Rollback(insert, false));
+      submit(insert.rollback(false));
     }
   }
 
@@ -258,7 +269,7 @@ final class PrefixIndex {
    */
   void endSpeculation(IndexStore.Insert insert) {
     if (!insert.addsNothing()) {
-      submit(new IndexStore.Rollback(insert, true));
+      submit(insert.rollback(true));
     }
   }
 
@@ -381,6 +392,7 @@ final class PrefixIndex {
       droppedHints.increment();
       return false;
     }
+    c.lentToBuffer();
     buffer.add(c);
     return true;
   }

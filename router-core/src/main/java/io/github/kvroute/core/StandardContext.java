@@ -4,6 +4,7 @@ import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingContext;
 import java.util.function.ToDoubleFunction;
 
@@ -46,6 +47,11 @@ abstract class StandardContext implements RoutingContext {
   @Override
   public final CostBreakdown estimate(CandidateView candidate) {
     return estimate.breakdown(request, candidate);
+  }
+
+  @Override
+  public final RoutingDecision routedWithEstimate(CandidateView chosen, double score) {
+    return estimate.routed(request, chosen, score);
   }
 
   @Override

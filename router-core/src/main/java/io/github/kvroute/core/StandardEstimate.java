@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.CostBreakdown;
 import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.Scorer;
 import java.util.Arrays;
 import java.util.List;
@@ -119,6 +120,45 @@ final class StandardEstimate {
       firstBreakdown = built;
     }
     return built;
+  }
+
+  /**
+   * {@code RoutingDecision.routed(candidate, breakdown(request, candidate), score)}; for a pooled
+   * view of the route in progress, without building the breakdown: the decision keeps the terms
+   * remembered when the view was filled, named by the first breakdown built (whose names every
+   * breakdown shares), and builds the same breakdown if a host asks for it.
+   */
+  RoutingDecision routed(Request request, CandidateView candidate, double score) {
+    // read once: a racy field, null until the first breakdown is built
+    CostBreakdown names = firstBreakdown;
+    double[] remembered = finiteTerms(names, request, candidate);
+    return remembered != null ? RoutingDecision.routed(candidate, names, remembered, score)
+        : RoutingDecision.routed(candidate, breakdown(request, candidate), score);
+  }
+
+  /**
+   * {@code decision.withCost(breakdown(request, candidate))}, without building the breakdown for a
+   * pooled view of the route in progress (as {@link #routed}).
+   */
+  RoutingDecision withEstimate(RoutingDecision decision, Request request,
+      CandidateView candidate) {
+    CostBreakdown names = firstBreakdown;
+    double[] remembered = finiteTerms(names, request, candidate);
+    return remembered != null ? decision.withCost(names, remembered)
+        : decision.withCost(breakdown(request, candidate));
+  }
+
+  /**
+   * The terms remembered in a pooled view of the route in progress when all are finite (so that
+   * {@link #breakdown}'s cap leaves them as they are) and {@code names}, a breakdown built before,
+   * can name them; else null.
+   */
+  private double[] finiteTerms(CostBreakdown names, Request request, CandidateView candidate) {
+    if (names == null || !isFilled(request, candidate)) {
+      return null;
+    }
+    MutableView v = (MutableView) candidate;
+    return v.standardMillis != Double.POSITIVE_INFINITY ? v.termMillis : null;
   }
 
   /**

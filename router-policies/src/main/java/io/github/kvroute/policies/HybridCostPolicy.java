@@ -165,7 +165,7 @@ final class HybridCostPolicy implements RoutingPolicy {
     if (PrefixHome.applies(context.peerRouters())) {
       return home(context, onlyFresh, queueing, best, bestMillis);
     }
-    return RoutingDecision.routed(best, context.estimate(best), bestMillis);
+    return context.routedWithEstimate(best, bestMillis);
   }
 
   /**
@@ -206,7 +206,7 @@ final class HybridCostPolicy implements RoutingPolicy {
       double credit = PrefixHome.peerCopyCreditMillis(request, home, deepest, externality.pollution,
           externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
       if (ms - credit <= limit) {
-        return RoutingDecision.routed(home, context.estimate(home), ms);
+        return context.routedWithEstimate(home, ms);
       }
     }
     CandidateView within = null;
@@ -225,7 +225,7 @@ final class HybridCostPolicy implements RoutingPolicy {
         withinRank = rank;
       }
     }
-    return RoutingDecision.routed(within, context.estimate(within), withinMillis);
+    return context.routedWithEstimate(within, withinMillis);
   }
 
   /** The ranking score of {@code c}: weighted terms plus externalities. */
