@@ -31,6 +31,12 @@ import io.github.kvroute.api.PromptKey;
  * cached block or to a dropped one that holds none, so the memos keep at most as many dropped blocks
  * alive as there are cached ones: bounded by the KV capacity, like the registry.
  *
+ * <p>A prefill's blocks are reserved in the registry when it starts ({@link #startPrefill}), by the
+ * probes that count what another replica holds, and become cached from their reservations when it
+ * completes ({@link #register}), without probing again; a released sequence drops what it still has
+ * reserved. Reserved blocks are counted as private until then, and no lookup sees them, so
+ * admission, the hit walks and the counts are what registering the blocks afresh would give.
+ *
  * <p>The walks that look up many blocks in a row (the recomputed-elsewhere count, registering a
  * prefill's blocks, evicting for an allocation) first load the registry positions of the next
  * {@value #LOOKAHEAD} blocks in a loop of independent loads, so their cache misses overlap instead
@@ -46,7 +52,8 @@ final class KvCache {
   private final int totalBlocks;
   private final int watermarkBlocks;
   private final KvLog log;
-  private final boolean[] created = new boolean[1];
+  /** The second answer of the registry's reserve, settle and getOrAdd. */
+  private final boolean[] answer = new boolean[1];
   /** Blocks whose registry positions a walk loads at once, ahead of looking them up one by one. */
   static final int LOOKAHEAD = 16;
   /** Where the walks keep what their look-ahead loads return, so that the loads are done. */
@@ -173,27 +180,6 @@ final class KvCache {
     return hits;
   }
 
-  /**
-   * Tokens of {@code prompt} beyond its first {@code cached} that lie in blocks another replica holds
-   * right now: what a prefill here recomputes although it is cached elsewhere.
-   */
-  long heldElsewhere(PromptKey prompt, int cached) {
-    long sum = 0;
-    int promptTokens = prompt.tokenCount();
-    for (int i = cached / blockSize, n = prompt.blockCount(), touchedTo = 0; i < n; i++) {
-      if (i >= touchedTo) {
-        touchedTo = Math.min(n, i + LOOKAHEAD);
-        touched += registry.touch(prompt, i, touchedTo);
-      }
-      long lo = Math.max((long) i * blockSize, cached);
-      long hi = Math.min((long) (i + 1) * blockSize, promptTokens);
-      if (hi > lo && registry.heldElsewhere(prompt.blockHash(i), replica)) {
-        sum += hi - lo;
-      }
-    }
-    return sum;
-  }
-
   /** One more private block for a growing sequence; false when none can be freed. */
   boolean grow(Sequence s) {
     if (free == 0 && evictable == 0) {
@@ -204,18 +190,55 @@ final class KvCache {
     return true;
   }
 
+  /**
+   * The prefill of admitted {@code s} starts, reusing its first {@code cached} tokens: reserves the
+   * blocks it will cache ({@link BlockRegistry#reserve}) and returns the tokens of its prompt beyond
+   * the first {@code cached} that lie in blocks another replica holds right now: what the prefill
+   * recomputes although it is cached elsewhere. One probe of the registry per block for both.
+   */
+  long startPrefill(Sequence s, int cached) {
+    PromptKey prompt = s.prompt;
+    long sum = 0;
+    int promptTokens = prompt.tokenCount();
+    int n = prompt.blockCount();
+    int first = cached / blockSize;
+    // a pass whose KV arrived by transfer reuses it all and computes, so registers, nothing
+    int reserveFrom = first <= s.pinnedCount ? s.pinnedCount : n;
+    for (int i = first, touchedTo = 0; i < n; i++) {
+      if (i >= touchedTo) {
+        touchedTo = Math.min(n, i + LOOKAHEAD);
+        touched += registry.touch(prompt, i, touchedTo);
+      }
+      boolean elsewhere;
+      if (i >= reserveFrom) {
+        s.pins[i] = registry.reserve(prompt.blockHash(i), replica, answer);
+        elsewhere = answer[0];
+      } else {
+        elsewhere = registry.heldElsewhere(prompt.blockHash(i), replica);
+      }
+      long lo = Math.max((long) i * blockSize, cached);
+      long hi = Math.min((long) (i + 1) * blockSize, promptTokens);
+      if (hi > lo && elsewhere) {
+        sum += hi - lo;
+      }
+    }
+    s.reservedTo = reserveFrom < n ? n : s.pinnedCount;
+    return sum;
+  }
+
   /** The prefill of {@code s} completed: its prompt's hashed blocks become cached. */
   void register(Sequence s) {
     PromptKey prompt = s.prompt;
     int n = prompt.blockCount();
-    for (int i = s.pinnedCount, touchedTo = 0; i < n; i++) {
+    for (int i = s.pinnedCount, touchedTo = s.reservedTo; i < n; i++) {
       if (i >= touchedTo) {
         touchedTo = Math.min(n, i + LOOKAHEAD);
         touched += registry.touch(prompt, i, touchedTo);
       }
       long hash = prompt.blockHash(i);
-      CachedBlock b = registry.getOrAdd(hash, replica, created);
-      if (!created[0]) {
+      CachedBlock b = i < s.reservedTo
+          ? registry.settle(s.pins[i], answer) : registry.getOrAdd(hash, replica, answer);
+      if (!answer[0]) {
         pin(b);
         free++;
       } else {
@@ -233,6 +256,7 @@ final class KvCache {
       }
     }
     s.pinnedCount = n;
+    s.reservedTo = 0;
   }
 
   /** Takes {@code s}'s blocks back: cached ones unpinned deepest-first, private ones freed. */
@@ -249,6 +273,12 @@ final class KvCache {
       unpin(pins[i]);
       pins[i] = null;
     }
+    // an unfinished prefill's reservations: their blocks were private, counted below
+    for (int i = s.pinnedCount; i < s.reservedTo; i++) {
+      registry.remove(pins[i]);
+      pins[i] = null;
+    }
+    s.reservedTo = 0;
     s.pinnedCount = 0;
     free += s.privateBlocks;
     privateBlocks -= s.privateBlocks;

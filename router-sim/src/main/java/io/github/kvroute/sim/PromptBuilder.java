@@ -15,7 +15,9 @@ import java.util.Arrays;
  * block {@code i} exactly when they agree on every segment up to the one holding that block's last
  * token, i.e. when they share content through the whole block: what chained hashes of real tokens
  * would give (a segment key must always stand for the same content and length). Only full blocks get
- * ids, as engines cache only full blocks.
+ * ids, as engines cache only full blocks. The blocks of every segment but the last (the shared
+ * prefix: a system prompt, a document) are copied from a bounded memo when a recent prompt had the
+ * same path ({@link SegmentBlockIds}); the last one, usually unique to the request, is mixed.
  *
  * <p>Not thread-safe: one per request stream.
  */
@@ -27,6 +29,8 @@ final class PromptBuilder {
   private int segments;
   private long tokens;
   private long[] ids = new long[64];
+  /** The ids of the segments before the last, which later prompts often share (bounded there). */
+  private final SegmentBlockIds shared = new SegmentBlockIds();
 
   PromptBuilder(int blockSize, CacheNamespace namespace) {
     this.blockSize = blockSize;
@@ -74,13 +78,20 @@ final class PromptBuilder {
     if (ids.length < blocks) {
       ids = new long[Math.max(blocks, ids.length * 2)];
     }
-    int s = 0;
-    for (int i = 0; i < blocks; i++) {
-      long last = (long) (i + 1) * blockSize - 1;
-      while (ends[s] <= last) {
-        s++;
+    // segment s holds the blocks whose last token it holds: [end of s - 1, end of s) / blockSize
+    for (int s = 0, from = 0; s < segments && from < blocks; s++) {
+      int to = (int) Math.min(blocks, ends[s] / blockSize);
+      if (to == from) {
+        continue;
       }
-      ids[i] = mix(paths[s], i);
+      if (s < segments - 1) {
+        shared.fill(paths[s], from, to, ids);
+      } else {
+        for (int i = from; i < to; i++) {
+          ids[i] = mix(paths[s], i);
+        }
+      }
+      from = to;
     }
     return PromptKey.ofBlockHashes(Arrays.copyOf(ids, blocks), blockSize, (int) tokens, ns);
   }

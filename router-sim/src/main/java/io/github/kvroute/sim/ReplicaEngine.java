@@ -274,7 +274,7 @@ final class ReplicaEngine {
       s.firstAdmittedAtNanos = now;
       s.firstCachedTokens = cached;
     }
-    host.prefillStarted(s, cached, kv.heldElsewhere(s.prompt, cached), first);
+    host.prefillStarted(s, cached, kv.startPrefill(s, cached), first);
   }
 
   /** Gives every decoding sequence KV for its next token, preempting from the back when full. */

@@ -48,8 +48,13 @@ final class Sequence {
   /** Lost the race to a hedge of the same request: dropped at its first token. */
   boolean cancelled;
 
+  /**
+   * Blocks {@code [0, pinnedCount)}: the cached blocks it pins; {@code [pinnedCount, reservedTo)}:
+   * the blocks its prefill in progress reserved, to be cached when it completes.
+   */
   CachedBlock[] pins;
   int pinnedCount;
+  int reservedTo;
   int privateBlocks;
 
   Sequence(RequestState request, int attempt, int replica, long routedEpoch) {

@@ -13,8 +13,10 @@ import net.jqwik.api.Provide;
 
 /**
  * {@link KvCache}'s prefix walks, which follow the {@link CachedBlock#succ} memos, find exactly the
- * leading run the registry's lookups find, while two small caches sharing a registry admit, register,
- * release and evict prompts that share prefixes and diverge.
+ * leading run the registry's lookups find, while two small caches sharing a registry admit, start
+ * prefills (reserving their blocks), register, release and evict prompts that share prefixes and
+ * diverge; a prefill's start counts what the other cache holds as a lookup per block would, and the
+ * registry's rings hold exactly the cached and the reserved blocks.
  */
 class KvCacheProperties {
   private static final int BLOCK = 16;
@@ -43,6 +45,14 @@ class KvCacheProperties {
             for (int i = 0; i < hits; i++) {
               assertThat(s.pins[i]).isSameAs(registry.lookup(prompt.blockHash(i), r));
             }
+            if (op[2] % 3 != 0) {
+              // most prefills start (reserving their blocks); the others register unreserved
+              int cached = kv.cachedTokens(hits, prompt.tokenCount(), s.tokensToHold());
+              long elsewhere = heldElsewhere(registry, prompt, cached, r);
+              assertThat(kv.startPrefill(s, cached)).isEqualTo(elsewhere);
+              assertThat(reference(registry, prompt, r)).as("reserved blocks are not hits")
+                  .isEqualTo(expected);
+            }
             mine.add(s);
           }
         }
@@ -62,8 +72,30 @@ class KvCacheProperties {
       }
       assertThat(kv.freeBlocks() + kv.privateBlocks() + kv.cachedBlocks())
           .isEqualTo(kv.totalBlocks());
-      assertThat(registry.walkHolders()).isEqualTo(registry.holderCount());
+      assertThat(registry.walkHolders()).isEqualTo(registry.holderCount())
+          .isEqualTo(caches[0].cachedBlocks() + caches[1].cachedBlocks());
+      long reserved = 0;
+      for (List<Sequence> list : running) {
+        for (Sequence s : list) {
+          reserved += Math.max(0, s.reservedTo - s.pinnedCount);
+        }
+      }
+      assertThat(registry.walkPending()).isEqualTo(reserved);
     }
+  }
+
+  /** What a prefill after {@code cached} tokens recomputes that another replica holds, block by block. */
+  private static long heldElsewhere(BlockRegistry registry, PromptKey prompt, int cached,
+      int replica) {
+    long sum = 0;
+    for (int i = cached / BLOCK; i < prompt.blockCount(); i++) {
+      long lo = Math.max((long) i * BLOCK, cached);
+      long hi = Math.min((long) (i + 1) * BLOCK, prompt.tokenCount());
+      if (hi > lo && registry.heldElsewhere(prompt.blockHash(i), replica)) {
+        sum += hi - lo;
+      }
+    }
+    return sum;
   }
 
   private static int reference(BlockRegistry registry, PromptKey prompt, int replica) {

@@ -42,8 +42,30 @@ class PromptBuilderProperties {
     assertThat(ka.tokenCount()).isEqualTo(ta.length);
   }
 
+  /**
+   * A builder reused across prompts, whose shared segments' ids come from its memo once seen (and
+   * whose memo entries collide and are replaced), gives each prompt the key a new builder gives.
+   */
+  @Property(tries = 200)
+  void aReusedBuilderGivesTheKeysOfANewOne(@ForAll("prompts") List<List<Integer>> prompts,
+      @ForAll @IntRange(min = 1, max = 32) int blockSize) {
+    PromptBuilder reused = new PromptBuilder(blockSize, CacheNamespace.of("m"));
+    for (List<Integer> path : prompts) {
+      assertThat(build(reused, path)).isEqualTo(build(path, blockSize));
+    }
+  }
+
+  @Provide
+  Arbitrary<List<List<Integer>>> prompts() {
+    return paths().list().ofMinSize(1).ofMaxSize(12);
+  }
+
   private static PromptKey build(List<Integer> path, int blockSize) {
-    PromptBuilder p = new PromptBuilder(blockSize, CacheNamespace.of("m")).reset();
+    return build(new PromptBuilder(blockSize, CacheNamespace.of("m")), path);
+  }
+
+  private static PromptKey build(PromptBuilder p, List<Integer> path) {
+    p.reset();
     for (int k : path) {
       p.add(k, LENGTHS[k]);
     }
