@@ -20,6 +20,16 @@ import java.util.Optional;
  * about how fast it could). Samples are averaged with weight {@value #SMOOTHING}; a counter that goes
  * backwards (a restart the epoch did not show) starts over.
  *
+ * <p>A sample spans reports until it holds at least {@value #MIN_ADMISSIONS} first tokens (or
+ * {@value #MAX_SPAN_MILLIS} ms have passed while requests kept waiting), not one report interval.
+ * A replica admitting a couple of requests a second shows 0 or 1 first token per 250 ms report, so
+ * one-interval samples read 0 or 4 per second, and their average dipped to a fifth of the true rate
+ * after a few empty intervals; {@code n / μ} turns such a dip into a wait five times too long. On
+ * {@code rag-long-docs} at 1.5 times its rate (seed 1) the replica holding the requested document read
+ * 70 s behind 51 waiting requests while the others read 2-9 s behind 33-48, so the document was
+ * recomputed elsewhere, and the fleet recomputed 937k tokens in the run; with spans of at least four
+ * first tokens it recomputed 461k. Measured in docs/cost-model.md ("The admission-rate floor").
+ *
  * <p>The wait is a floor under the queue estimate, only where the report shows requests waiting and
  * KV use of at least {@value #KV_BOUND} (the replica is held up by its KV), at {@value #WEIGHT} of
  * {@code n / μ}, with {@code n} the reported waiting count plus this router's sends since the report
@@ -40,10 +50,15 @@ final class AdmissionRate {
   static final double KV_BOUND = 0.9;
   /** The share of {@code n / μ} the floor takes. */
   static final double WEIGHT = 0.3;
+  /** First tokens a sample must span (see the notes). */
+  static final int MIN_ADMISSIONS = 4;
+  /** The longest a sample waits for them: a replica that admits fewer has a low rate, taken as such. */
+  static final long MAX_SPAN_MILLIS = 5_000;
+  private static final long MAX_SPAN_NANOS = MAX_SPAN_MILLIS * 1_000_000L;
 
-  private long previousCount = -1;
-  private long previousAtNanos;
-  private boolean previousWaiting;
+  /** The TTFT count where the current span began; -1 when no span is open (nothing waiting). */
+  private long spanStartCount = -1;
+  private long spanStartNanos;
   private double perSecond = Double.NaN;
 
   /** Folds in report {@code s}, observed at {@code observedAtNanos}. */
@@ -54,17 +69,30 @@ final class AdmissionRate {
       return;
     }
     long count = totals.get().count();
-    boolean waiting = s.waitingRequests().getAsInt() > 0;
-    if (previousCount >= 0 && count < previousCount) {
+    if (spanStartCount >= 0 && count < spanStartCount) {
       perSecond = Double.NaN;
-    } else if (previousCount >= 0 && previousWaiting && waiting
-        && observedAtNanos > previousAtNanos) {
-      double sample = (count - previousCount) * 1e9 / (observedAtNanos - previousAtNanos);
-      perSecond = Double.isNaN(perSecond) ? sample : perSecond + SMOOTHING * (sample - perSecond);
+      spanStartCount = -1;
     }
-    previousCount = count;
-    previousAtNanos = observedAtNanos;
-    previousWaiting = waiting;
+    if (s.waitingRequests().getAsInt() <= 0) {
+      spanStartCount = -1; // an empty queue admits as fast as requests come: no sample
+      return;
+    }
+    if (spanStartCount < 0) {
+      startSpan(count, observedAtNanos);
+      return;
+    }
+    long admitted = count - spanStartCount;
+    long span = observedAtNanos - spanStartNanos;
+    if (span > 0 && (admitted >= MIN_ADMISSIONS || span >= MAX_SPAN_NANOS)) {
+      double sample = admitted * 1e9 / span;
+      perSecond = Double.isNaN(perSecond) ? sample : perSecond + SMOOTHING * (sample - perSecond);
+      startSpan(count, observedAtNanos);
+    }
+  }
+
+  private void startSpan(long count, long atNanos) {
+    spanStartCount = count;
+    spanStartNanos = atNanos;
   }
 
   /** {@return admissions per second while requests wait, NaN before one is measured} */
@@ -74,7 +102,7 @@ final class AdmissionRate {
 
   /** Forgets what was measured: a new process admits at its own rate. */
   void reset() {
-    previousCount = -1;
+    spanStartCount = -1;
     perSecond = Double.NaN;
   }
 

@@ -48,6 +48,34 @@ class AdmissionRateTest {
   }
 
   @Test
+  void aSampleSpansAtLeastFourFirstTokens_notOneQuietReportInterval() {
+    // two first tokens a second, reported every 250 ms: the intervals alternate 0 and 1 first token
+    AdmissionRate rate = new AdmissionRate();
+    long[] firsts = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8};
+    for (int i = 0; i < firsts.length; i++) {
+      rate.onReport(report(firsts[i], 5, 1), i * S / 4);
+      if (i < 8) {
+        assertThat(rate.perSecond()).as("fewer than four first tokens at %d ms", i * 250).isNaN();
+      } else {
+        // one-interval samples would read 0 and 4 per second in turn
+        assertThat(rate.perSecond()).as("at %d ms", i * 250).isCloseTo(2.0, within(1e-9));
+      }
+    }
+  }
+
+  @Test
+  void aReplicaAdmittingFewerThanFourInFiveSecondsIsMeasuredAtThatRate() {
+    AdmissionRate rate = new AdmissionRate();
+    rate.onReport(report(0, 9, 1), 0);
+    rate.onReport(report(1, 9, 1), 4 * S);
+    assertThat(rate.perSecond()).isNaN();
+
+    rate.onReport(report(1, 9, 1), 5 * S);
+
+    assertThat(rate.perSecond()).isCloseTo(0.2, within(1e-9));
+  }
+
+  @Test
   void aCounterThatGoesBackwardsStartsOver() {
     AdmissionRate rate = new AdmissionRate();
     rate.onReport(report(0, 5, 1), 0);
