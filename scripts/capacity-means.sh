@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Mean capacity_rps (the highest offered rate held at 90% SLO attainment, from the default load sweep)
 # of policies over several seeds, per named scenario (one stale-telemetry row per delay), with each
-# policy's rank and its ratio to the best other policy. Single seeds move by a few percent; compare means.
+# policy's rank, its ratio to the best other policy, and the standard error of its seed-by-seed
+# difference from that policy (diff_se, in req/s). Single seeds move capacity by up to 20%
+# (hot-prefix): compare means over ten seeds, and read a difference within about twice diff_se as none.
 #
 #   scripts/capacity-means.sh POLICY[,POLICY...]|all [SEEDS] [extra kvroute-sim compare options...]
 #   scripts/capacity-means.sh all 1,2,3 --routers 3 --telemetry-delay-ms 1000
@@ -33,13 +35,19 @@ for scenario in $scenarios; do
   done
 done | tee "${RAW_OUT:-/dev/null}" | awk -F, '{
   split($2, p, "@"); s = $1 (p[2] != "" ? "@" p[2] : ""); key = s SUBSEP p[1];
-  c[key] += $20; g[key] += $8; n[key]++; seen[s] = 1 }
+  c[key] += $20; g[key] += $8; n[key]++; x[key, n[key]] = $20; seen[s] = 1 }
   END {
     for (k in c) { split(k, q, SUBSEP); m = c[k] / n[k]; mean[k] = m }
-    for (k in mean) { split(k, q, SUBSEP); r = 1; best = 0
+    for (k in mean) { split(k, q, SUBSEP); r = 1; best = 0; bk = ""
       for (o in mean) { split(o, w, SUBSEP); if (w[1] != q[1] || o == k) continue
-        if (mean[o] > mean[k]) r++; if (mean[o] > best) best = mean[o] }
-      printf "%-28s %-26s %9.2f %9.3f %4d %7.3f\n", q[1], q[2], mean[k], g[k] / n[k], r,
-        (best > 0 ? mean[k] / best : 0) }
+        if (mean[o] > mean[k]) r++; if (bk == "" || mean[o] > best) { best = mean[o]; bk = o } }
+      # the standard error of the seed-by-seed difference from the best other policy
+      se = 0
+      if (bk != "" && n[k] > 1 && n[k] == n[bk]) {
+        d = 0; d2 = 0
+        for (i = 1; i <= n[k]; i++) { e = x[k, i] - x[bk, i]; d += e; d2 += e * e }
+        v = (d2 - d * d / n[k]) / (n[k] - 1); se = v > 0 ? sqrt(v / n[k]) : 0 }
+      printf "%-28s %-26s %9.2f %9.3f %4d %7.3f %8.2f\n", q[1], q[2], mean[k], g[k] / n[k], r,
+        (best > 0 ? mean[k] / best : 0), se }
   }' \
-  | sort -k1,1 -k3,3nr | { printf "%-28s %-26s %9s %9s %4s %7s\n" scenario policy capacity goodput rank vs_best; cat; }
+  | sort -k1,1 -k3,3nr | { printf "%-28s %-26s %9s %9s %4s %7s %8s\n" scenario policy capacity goodput rank vs_best diff_se; cat; }
