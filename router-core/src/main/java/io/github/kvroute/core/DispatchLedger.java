@@ -104,25 +104,43 @@ final class DispatchLedger {
   /** The sends without a first token yet, and the estimate with first tokens; under this lock. */
   private final PendingPrefills pending = new PendingPrefills();
 
-  /** Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). */
+  /**
+   * Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). When
+   * {@code out} last copied these books and their version has not moved since, nothing is copied:
+   * only the parts that depend on the time are derived again, from what {@code out} holds.
+   */
   void read(long nowNanos, LedgerReading out) {
+    // the version through the reading's own reference to it: a kept reading then touches the
+    // version's cache line and not the ledger's
+    if (out.books == this && out.booksVersion.beginRead() == out.version) {
+      // the version only grows and a copy is remembered only at an even one: the same version
+      // means no writer has changed or begun to change the books since that copy
+      out.at(nowNanos);
+      return;
+    }
     for (int i = 0; i < OPTIMISTIC_READS; i++) {
       long before = seq.beginRead();
       if ((before & 1) == 0) {
-        copy(nowNanos, out);
+        copy(out);
         if (seq.unchanged(before)) {
+          out.copied(this, seq, before, nowNanos);
           return;
         }
       }
       Thread.onSpinWait();
     }
     synchronized (this) {
-      copy(nowNanos, out);
+      copy(out);
+      // writers hold this lock while the version is odd, so here it is even and stays so
+      out.copied(this, seq, seq.beginRead(), nowNanos);
     }
   }
 
-  /** Racy outside the lock: {@link #read} keeps the result only if no writer ran meanwhile. */
-  private void copy(long nowNanos, LedgerReading out) {
+  /**
+   * Racy outside the lock: {@link #read} keeps the result only if no writer ran meanwhile. Copies
+   * the books as they stand, never a value of the time: {@link LedgerReading#at} derives those.
+   */
+  private void copy(LedgerReading out) {
     out.inFlightRequests = inFlightRequests;
     out.inFlightTokens = inFlightTokens;
     out.inFlightPromptTokens = inFlightPromptTokens;
@@ -130,17 +148,21 @@ final class DispatchLedger {
     out.sinceOutstandingTokens = sinceOutstandingTokens;
     out.sinceKvTokens = sinceKvTokens;
     out.decodeReservedTokens = decodeReservedTokens;
-    out.replayQueueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
-    out.queueMillis =
-        streaming ? pending.queueMillis(nowNanos, baseAtNanos, sendWeight) : out.replayQueueMillis;
-    out.ownRatePerSecond = ownRate.perSecond(nowNanos);
+    out.queueAtLast = queueAtLast;
+    out.queueLastNanos = lastNanos;
+    out.streaming = streaming;
+    if (streaming) {
+      pending.copyTo(out);
+      out.baseAtNanos = baseAtNanos;
+    }
+    out.ownRate = ownRate.rateAtLast();
+    out.ownLastNanos = ownRate.lastNanos();
+    out.ownTauNanos = ownRate.tauNanos();
     out.peers = sendWeight - 1.0;
     out.freedRate = freedTokens.rateAtLast();
     out.freedLastNanos = freedTokens.lastNanos();
     out.freedTauNanos = freedTokens.tauNanos();
     out.sendWeight = sendWeight;
-    out.readAtNanos = nowNanos;
-    out.freedPerSecond = Double.NaN;
   }
 
   /** A send of this router's finished here at {@code nowNanos}: its KV is free again. */
@@ -277,7 +299,7 @@ final class DispatchLedger {
       return;
     }
     lease.decodeHeld = false;
-    decodeArrived(lease);
+    decodeArrivedLocked(lease);
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
@@ -288,6 +310,20 @@ final class DispatchLedger {
    * it from now on and the reservation ends (idempotent).
    */
   synchronized void decodeArrived(Lease lease) {
+    beginWrite();
+    try {
+      decodeArrivedLocked(lease);
+    } finally {
+      endWrite();
+    }
+  }
+
+  /**
+   * {@link #decodeArrived} inside a write already begun: readers that kept a copy by the version
+   * must see that the reservation changed.
+   */
+  @GuardedBy("this")
+  private void decodeArrivedLocked(Lease lease) {
     if (lease.decodeReserved) {
       lease.decodeReserved = false;
       decodeReservedTokens -= lease.outstandingTokens();
