@@ -113,7 +113,7 @@ final class CandidateViews {
     v.cachedBlocks = index.slotEntriesNow(slot);
     long mirrored = entry.mirroredCapacityBlocks;
     v.cacheCapacityBlocks = mirrored > 0 ? mirrored : defaultCapacityBlocks;
-    v.prefillMillisPerToken = fleet.msPerToken(entry, snap);
+    v.prefillMillisPerToken = fleet.msPerToken(entry, v.reportedMillisPerToken);
     v.prefillOverheadMillis = costModel.prefillOverheadMillis();
     v.adapterLoadMillis = request.adapter().isPresent()
         && !snap.residentAdapters().contains(request.adapter().get())

@@ -40,7 +40,10 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
  * reads of the version and keeps the copy only if both are the same even number, else it tries
  * again. A copy is arithmetic on plain fields (the only references it follows are final), so a torn
  * copy cannot throw and is discarded, never acted on. After {@value #OPTIMISTIC_READS} failed tries
- * (a writer keeps changing the books) the reader takes the lock, so a read always ends.
+ * (a writer keeps changing the books) the reader takes the lock, so a read always ends. A reading
+ * that copied these books at a version still current copies nothing at all: it derives the values
+ * that move with time again from what it holds ({@link LedgerReading}'s notes). So every write to
+ * what {@code read} copies must move the version, {@link #decodeArrived} included.
  *
  * <p>Thread-safety: thread-safe. Writers are synchronized on the ledger (one per replica, so routes to
  * different replicas never contend); {@link #read} takes no monitor unless writers keep it retrying.
