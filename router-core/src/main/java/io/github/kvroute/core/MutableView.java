@@ -59,6 +59,16 @@ final class MutableView implements CandidateView {
   double reportedMillisPerToken;
   /** The report's waiting requests, 0 when it has none. */
   int waitingRequests;
+  /** The report's epoch and role. */
+  long reportEpoch;
+  ReplicaRole reportRole;
+  /**
+   * The model name (the very string) of a request without a model version or an adapter that this
+   * view's report was found eligible for, null for none: a later such request naming the same
+   * string is eligible on the same report without reading it again (only whether the replica was
+   * removed since, which the entry says). Reset by {@link #report}.
+   */
+  String eligibleModel;
   long epoch;
   double snapshotAgeMillis;
   /**
@@ -102,6 +112,9 @@ final class MutableView implements CandidateView {
   boolean cacheFromEvents;
   /** The entry's, shared: built once per report, never per decision. */
   OptionalDouble recentTtftMillis = OptionalDouble.empty();
+  /** {@link #recentTtftMillis}'s presence and value, taken when it changes (NaN when empty). */
+  boolean hasRecentTtft;
+  double recentTtftValue = Double.NaN;
   /**
    * A {@link StandardRanking}'s per-candidate part, set by its {@code prepare} with the view's fill
    * and read by its {@code scores} (declared together, so that they share a cache line or two):
@@ -142,6 +155,9 @@ final class MutableView implements CandidateView {
     // the same arithmetic as StepTerm and Fleet.msPerToken, once per report instead of per decision
     stepTermMillis = StepTerm.STEPS * snap.decodeStepMillis().orElse(0);
     waitingRequests = snap.waitingRequests().orElse(0);
+    reportEpoch = snap.epoch();
+    reportRole = snap.role();
+    eligibleModel = null;
     reportedMillisPerToken = snap.prefillTokensPerSecond().isPresent()
         ? 1000.0 / snap.prefillTokensPerSecond().getAsDouble() : Double.NaN;
   }

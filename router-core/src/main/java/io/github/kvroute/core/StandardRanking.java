@@ -91,10 +91,9 @@ public final class StandardRanking {
     v.rankPartialMillis = ms;
     if (queueing) {
       v.rankUtilisation = PlacementCosts.utilisation(v.arrivalsPerSecond, v.meanRequestCostMillis);
-      v.rankHasSteady = v.recentTtftMillis.isPresent();
+      v.rankHasSteady = v.hasRecentTtft;
       v.rankSteady = v.rankHasSteady
-          ? PlacementCosts.steadyRequestsInSystem(v.arrivalsPerSecond,
-              v.recentTtftMillis.getAsDouble())
+          ? PlacementCosts.steadyRequestsInSystem(v.arrivalsPerSecond, v.recentTtftValue)
           : 0;
       v.rankQueued = PlacementCosts.queuedRequests(v.waitingRequests, v.dispatchedSinceSnapshot);
       v.rankPrefillMillis = v.standardFilled ? v.termMillis[StandardEstimate.PREFILL_INDEX]
