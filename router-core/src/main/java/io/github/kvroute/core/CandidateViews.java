@@ -103,7 +103,7 @@ final class CandidateViews {
     ReplicaEntry entry = v.entry;
     ReplicaSnapshot snap = v.snapshot;
     LedgerReading r = v.reading;
-    entry.ledger.read(now, r);
+    entry.ledger.read(now, r, s.decay);
     v.snapshotAgeMillis = Math.max(0, now - entry.observedAtNanos) / 1e6;
     v.telemetryStale = v.snapshotAgeMillis > costModel.staleAfterMillis();
     v.inFlightRequests = r.inFlightRequests;

@@ -32,6 +32,8 @@ final class DecisionContext extends StandardContext {
   double peers;
   /** The router's pending KV moves per link; null outside a router. */
   TransferBacklog backlog;
+  /** The own send rates' decay for this decision's time, shared by its candidates' readings. */
+  final DecayClock decay = new DecayClock();
   /** The policy's declared ranking, computed with the views; null when it declares none. */
   StandardRanking ranking;
   /** Whether {@link #ranking} was prepared for every view of the decision in progress. */
@@ -55,6 +57,7 @@ final class DecisionContext extends StandardContext {
       int members, int maskWords, int slots) {
     this.request = request;
     this.nowNanos = nowNanos;
+    decay.at(nowNanos);
     this.random = random;
     this.estimate = estimate;
     if (views.length < members) {

@@ -113,12 +113,21 @@ final class DispatchLedger {
    * only the parts that depend on the time are derived again, from what {@code out} holds.
    */
   void read(long nowNanos, LedgerReading out) {
+    read(nowNanos, out, null);
+  }
+
+  /**
+   * {@link #read(long, LedgerReading)}, the own send rate decayed through {@code clock} (set to
+   * {@code nowNanos}) when one is given: one multiplication instead of an exponential
+   * ({@link DecayClock}'s notes say by how little the two differ).
+   */
+  void read(long nowNanos, LedgerReading out, DecayClock clock) {
     // the version through the reading's own reference to it: a kept reading then touches the
     // version's cache line and not the ledger's
     if (out.books == this && out.booksVersion.beginRead() == out.version) {
       // the version only grows and a copy is remembered only at an even one: the same version
       // means no writer has changed or begun to change the books since that copy
-      out.at(nowNanos);
+      out.at(nowNanos, clock);
       return;
     }
     for (int i = 0; i < OPTIMISTIC_READS; i++) {
@@ -126,7 +135,7 @@ final class DispatchLedger {
       if ((before & 1) == 0) {
         copy(out);
         if (seq.unchanged(before)) {
-          out.copied(this, seq, before, nowNanos);
+          out.copied(this, seq, before, nowNanos, clock);
           return;
         }
       }
@@ -135,7 +144,7 @@ final class DispatchLedger {
     synchronized (this) {
       copy(out);
       // writers hold this lock while the version is odd, so here it is even and stays so
-      out.copied(this, seq, seq.beginRead(), nowNanos);
+      out.copied(this, seq, seq.beginRead(), nowNanos, clock);
     }
   }
 

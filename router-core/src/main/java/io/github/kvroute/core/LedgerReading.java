@@ -13,7 +13,10 @@ package io.github.kvroute.core;
  * formulas the ledger uses, in the same order, so a reading kept by its version gives the same bits
  * as a fresh copy would. (That reading a candidate's books touched its ledger, its version, its
  * rate estimators and its pending work, one cache line or more each, for every candidate of every
- * decision; a kept reading touches the version alone.)
+ * decision; a kept reading touches the version alone.) A decision's views decay the own send rate
+ * through the decision's {@link DecayClock}, one multiplication instead of an exponential each: that
+ * value differs from the exponential's in the last bits ({@link DecayClock}'s notes bound by how
+ * much), and a kept reading and a fresh copy read through the same clock agree bit for bit.
  *
  * <p>Not thread-safe: one per view or reader, filled by one read at a time. {@link #books} and
  * {@link #version} identify the copy; the ledger's own fields are never referenced from here.
@@ -69,6 +72,12 @@ final class LedgerReading {
   double ownRate;
   long ownLastNanos;
   double ownTauNanos;
+  /**
+   * {@link #ownRate} carried back to the epoch {@link #ownEpochNanos} ({@link DecayClock}'s notes):
+   * {@code rate x e^{(last - epoch)/τ}}; the epoch is {@link Long#MIN_VALUE} until one is needed.
+   */
+  double ownScaled;
+  long ownEpochNanos = Long.MIN_VALUE;
 
   /**
    * A copy of {@code ledger} (whose version lock is {@code lock}) at its {@code version} is
@@ -76,25 +85,46 @@ final class LedgerReading {
    * stored only when it changes, as {@link MutableView}'s notes explain) and derives the values of
    * {@code nowNanos}.
    */
-  void copied(DispatchLedger ledger, SeqLock lock, long version, long nowNanos) {
+  void copied(DispatchLedger ledger, SeqLock lock, long version, long nowNanos,
+      DecayClock clock) {
     if (books != ledger) {
       books = ledger;
       booksVersion = lock;
     }
     this.version = version;
-    at(nowNanos);
+    ownEpochNanos = Long.MIN_VALUE;
+    at(nowNanos, clock);
   }
 
-  /** Derives from the copied state what depends on the time, as of {@code nowNanos}. */
-  void at(long nowNanos) {
+  /**
+   * Derives from the copied state what depends on the time, as of {@code nowNanos}; the own send
+   * rate through {@code clock} (set to {@code nowNanos}) when one is given, else by its own
+   * exponential as the ledger computes it.
+   */
+  void at(long nowNanos, DecayClock clock) {
     replayQueueMillis = Math.max(0, queueAtLast - millis(nowNanos - queueLastNanos));
     queueMillis = streaming
         ? PendingPrefills.queueMillis(pendingUnseenBaseMillis, pendingWorkMillis,
             pendingProgressSinceNanos, pendingSinceWorkMillis, nowNanos, baseAtNanos, sendWeight)
         : replayQueueMillis;
-    ownRatePerSecond = RateEstimator.decayed(ownRate, ownLastNanos, nowNanos, ownTauNanos);
+    ownRatePerSecond = clock == null || ownRate == 0 || nowNanos <= ownLastNanos
+        || ownTauNanos != DecayClock.OWN_TAU_NANOS
+        ? RateEstimator.decayed(ownRate, ownLastNanos, nowNanos, ownTauNanos)
+        : ownRateThrough(clock);
     readAtNanos = nowNanos;
     freedPerSecond = Double.NaN;
+  }
+
+  /**
+   * The own rate decayed to {@code clock}'s time, its last send before it: the rate carried to the
+   * clock's epoch (once per epoch and copy) times the clock's factor.
+   */
+  private double ownRateThrough(DecayClock clock) {
+    if (ownEpochNanos != clock.epochNanos) {
+      ownScaled = ownRate * Math.exp((ownLastNanos - clock.epochNanos) / DecayClock.OWN_TAU_NANOS);
+      ownEpochNanos = clock.epochNanos;
+    }
+    return ownScaled * clock.factor;
   }
 
   /**

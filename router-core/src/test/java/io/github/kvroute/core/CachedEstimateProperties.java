@@ -54,7 +54,8 @@ class CachedEstimateProperties {
       for (CandidateView c : candidates) {
         MutableView v = (MutableView) c;
         LedgerReading fresh = new LedgerReading();
-        v.entry.ledger.read(context.nowNanos(), fresh);
+        // with the decision's own decay clock, as the view's reading was taken
+        v.entry.ledger.read(context.nowNanos(), fresh, ((DecisionContext) context).decay);
         assertThat(bits(v.reading.queueMillis)).isEqualTo(bits(fresh.queueMillis));
         assertThat(bits(v.reading.ownRatePerSecond)).isEqualTo(bits(fresh.ownRatePerSecond));
         assertThat(v.reading.inFlightRequests).isEqualTo(fresh.inFlightRequests);

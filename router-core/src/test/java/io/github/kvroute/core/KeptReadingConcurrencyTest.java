@@ -48,7 +48,8 @@ class KeptReadingConcurrencyTest {
         for (CandidateView c : context.candidates()) {
           MutableView v = (MutableView) c;
           LedgerReading fresh = new LedgerReading();
-          v.entry.ledger.read(context.nowNanos(), fresh);
+          // with the decision's own decay clock, as the view's reading was taken
+          v.entry.ledger.read(context.nowNanos(), fresh, ((DecisionContext) context).decay);
           assertThat(v.reading.inFlightRequests).isEqualTo(fresh.inFlightRequests);
           assertThat(v.reading.inFlightTokens).isEqualTo(fresh.inFlightTokens);
           assertThat(v.reading.sinceCount).isEqualTo(fresh.sinceCount);

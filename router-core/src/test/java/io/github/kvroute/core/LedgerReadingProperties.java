@@ -1,6 +1,7 @@
 package io.github.kvroute.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.github.kvroute.api.RequestRef;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 
 /**
  * A {@link LedgerReading} the ledger kept by its version (nothing copied, only the time-dependent
@@ -36,18 +38,24 @@ class LedgerReadingProperties {
   }
 
   @Property(tries = 300)
-  void aReadingKeptByItsVersionEqualsAFreshCopy(@ForAll("ops") List<Op> ops) {
+  void aReadingKeptByItsVersionEqualsAFreshCopy(@ForAll("ops") List<Op> ops,
+      @ForAll @IntRange(min = -3, max = 3) int epoch,
+      @ForAll @IntRange(min = 0, max = 4_000) int millisBeforeEpoch) {
     DispatchLedger ledger = new DispatchLedger();
     LedgerReading kept = new LedgerReading();
+    // a second pair read through a decision's decay clock, as the router's views are
+    LedgerReading keptClocked = new LedgerReading();
+    DecayClock clock = new DecayClock();
     List<Lease> open = new ArrayList<>();
     List<Lease> decoding = new ArrayList<>();
-    long now = 0;
+    // starting shortly before an epoch of the decay clock, so that runs cross into the next
+    long now = epoch * DecayClock.SPAN_NANOS - millisBeforeEpoch * MS;
     int n = 0;
     for (Op op : ops) {
       now += op.millis() * MS;
       switch (op.kind()) {
         case 0, 1, 2 -> {
-          long at = op.kind() == 2 ? Math.max(0, now - op.pick() % 20 * MS) : now;
+          long at = op.kind() == 2 ? now - op.pick() % 20 * MS : now;
           Lease l = lease(++n, at, op.work());
           ledger.dispatch(l);
           open.add(l);
@@ -67,7 +75,7 @@ class LedgerReadingProperties {
             ledger.finished(open.get(op.pick() % open.size()), now);
           }
         }
-        case 6 -> ledger.onReport(Math.max(0, now - op.pick() % 30 * MS), op.work(),
+        case 6 -> ledger.onReport(now - op.pick() % 30 * MS, op.work(),
             op.pick() % 4 - 1, op.pick() % 3);
         case 7 -> ledger.onReport(now, Double.NaN, op.pick() % 2);
         case 8 -> {
@@ -103,6 +111,14 @@ class LedgerReadingProperties {
         LedgerReading fresh = new LedgerReading();
         ledger.read(at, fresh);
         assertSameBits(kept, fresh, op);
+        clock.at(at);
+        ledger.read(at, keptClocked, clock);
+        LedgerReading freshClocked = new LedgerReading();
+        ledger.read(at, freshClocked, clock);
+        assertSameBits(keptClocked, freshClocked, op);
+        // through the clock the own rate is the exponential's to a few parts in 10^15
+        assertThat(keptClocked.ownRatePerSecond).as("after %s", op)
+            .isCloseTo(fresh.ownRatePerSecond, within(2e-14 * fresh.ownRatePerSecond));
         at += (op.pick() % 7) * 250_000L + i;
       }
     }
