@@ -52,9 +52,16 @@ final class CandidateViews {
 
   boolean collect(DecisionContext s, ReplicaEntry[] members, Request request, long now, int words) {
     boolean any = false;
+    // a request naming no version and no adapter is eligible wherever the view that would take the
+    // replica found the same model string eligible on the same report (MutableView.eligibleModel)
+    String plainModel = request.modelVersion().isEmpty() && request.adapter().isEmpty()
+        ? request.model() : null;
     for (ReplicaEntry entry : members) {
       ReplicaSnapshot snap = entry.snapshot;
-      if (Eligibility.of(entry, snap, request) != Eligibility.ELIGIBLE) {
+      MutableView next = s.views[s.viewCount];
+      boolean known = plainModel != null && next.eligibleModel == plainModel
+          && next.entry == entry && next.snapshot == snap && !entry.removed;
+      if (!known && Eligibility.of(entry, snap, request) != Eligibility.ELIGIBLE) {
         continue;
       }
       ReplicaBreaker.Permit permit = s.dryRun ? entry.breaker.peek(now, entry.readyObservedAtNanos)
@@ -72,14 +79,17 @@ final class CandidateViews {
       if (v.snapshot != snap) {
         v.report(snap);
       }
+      if (v.eligibleModel != plainModel) {
+        v.eligibleModel = plainModel;
+      }
       v.standardMillis = Double.NaN;
-      v.epoch = snap.epoch();
+      v.epoch = v.reportEpoch;
       int slot = entry.slot;
       if ((slot >>> 6) < words) {
         s.mask[slot >>> 6] |= 1L << slot;
         any = true;
       }
-      switch (snap.role()) {
+      switch (v.reportRole) {
         case MIXED -> s.mixed.add(v);
         case PREFILL -> s.prefill.add(v);
         case DECODE -> s.decode.add(v);
@@ -93,7 +103,7 @@ final class CandidateViews {
     ReplicaEntry entry = v.entry;
     ReplicaSnapshot snap = v.snapshot;
     LedgerReading r = v.reading;
-    entry.ledger.read(now, r);
+    entry.ledger.read(now, r, s.decay);
     v.snapshotAgeMillis = Math.max(0, now - entry.observedAtNanos) / 1e6;
     v.telemetryStale = v.snapshotAgeMillis > costModel.staleAfterMillis();
     v.inFlightRequests = r.inFlightRequests;
@@ -113,7 +123,7 @@ final class CandidateViews {
     v.cachedBlocks = index.slotEntriesNow(slot);
     long mirrored = entry.mirroredCapacityBlocks;
     v.cacheCapacityBlocks = mirrored > 0 ? mirrored : defaultCapacityBlocks;
-    v.prefillMillisPerToken = fleet.msPerToken(entry, snap);
+    v.prefillMillisPerToken = fleet.msPerToken(entry, v.reportedMillisPerToken);
     v.prefillOverheadMillis = costModel.prefillOverheadMillis();
     v.adapterLoadMillis = request.adapter().isPresent()
         && !snap.residentAdapters().contains(request.adapter().get())
@@ -148,6 +158,8 @@ final class CandidateViews {
     OptionalDouble ttft = entry.recentTtftMillis;
     if (v.recentTtftMillis != ttft) {
       v.recentTtftMillis = ttft;
+      v.hasRecentTtft = ttft.isPresent();
+      v.recentTtftValue = ttft.orElse(Double.NaN);
     }
   }
 }

@@ -32,6 +32,14 @@ final class DecisionContext extends StandardContext {
   double peers;
   /** The router's pending KV moves per link; null outside a router. */
   TransferBacklog backlog;
+  /** The own send rates' decay for this decision's time, shared by its candidates' readings. */
+  final DecayClock decay = new DecayClock();
+  /** The policy's declared ranking, computed with the views; null when it declares none. */
+  StandardRanking ranking;
+  /** Whether {@link #ranking} was prepared for every view of the decision in progress. */
+  boolean rankingPrepared;
+  /** {@link StandardRanking#scores}' array, grown as the fleet grows. */
+  private double[] rankScores = new double[0];
   /**
    * The weight functions whose answers {@link #weights} and {@link #otherWeights} hold for this
    * decision, the latest first; null before a policy asks for a weighted estimate. A policy ranks
@@ -49,6 +57,7 @@ final class DecisionContext extends StandardContext {
       int members, int maskWords, int slots) {
     this.request = request;
     this.nowNanos = nowNanos;
+    decay.at(nowNanos);
     this.random = random;
     this.estimate = estimate;
     if (views.length < members) {
@@ -71,6 +80,7 @@ final class DecisionContext extends StandardContext {
     }
     viewCount = 0;
     peers = 0;
+    rankingPrepared = false;
     weightsOf = null;
     otherWeightsOf = null;
     mixed.size = 0;
@@ -86,6 +96,7 @@ final class DecisionContext extends StandardContext {
    */
   void end() {
     request = null;
+    rankingPrepared = false;
     weightsOf = null;
     otherWeightsOf = null;
     for (int i = 0; i < viewCount; i++) {
@@ -97,6 +108,14 @@ final class DecisionContext extends StandardContext {
       // a view the next decision leaves out must not answer for it from this one's terms
       v.standardMillis = Double.NaN;
     }
+  }
+
+  /** An array of at least {@code n} scores, this context's own. */
+  double[] rankScores(int n) {
+    if (rankScores.length < n) {
+      rankScores = new double[Math.max(n, rankScores.length * 2)];
+    }
+    return rankScores;
   }
 
   @Override

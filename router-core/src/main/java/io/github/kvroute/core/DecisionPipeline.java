@@ -50,6 +50,8 @@ final class DecisionPipeline {
   private final TransferBacklog backlog = new TransferBacklog();
   private final CandidateViews views;
   private final AttemptRecorder recorder;
+  /** The policy's declared ranking ({@link StandardRanking.Ranked}), or null. */
+  private final StandardRanking ranking;
   private final Ticker ticker;
   private final RandomSource random;
   private final int blockSizeTokens;
@@ -76,6 +78,7 @@ final class DecisionPipeline {
     this.blockSizeTokens = settings.blockSizeTokens();
     this.views = new CandidateViews(settings, fleet, index);
     this.recorder = new AttemptRecorder(leases, index, meanWork, counters, guard, backlog);
+    this.ranking = StandardRanking.of(policy);
   }
 
   RoutingDecision route(Request request) {
@@ -186,13 +189,21 @@ final class DecisionPipeline {
     boolean matched = anyMatchable && prompt.blockCount() > 0;
     // one mean for the whole decision (a concurrent route may move it; the candidates share one)
     double meanMillis = meanWork.millis();
+    StandardRanking ranked = ranking;
+    s.ranking = ranked;
+    double[] weights = ranked == null ? null : ranked.weights(s);
     for (int i = 0; i < s.viewCount; i++) {
       MutableView v = s.views[i];
       views.fill(v, request, now, matched, s, maskWords, meanMillis);
       // the estimate right after the view's fill, while its fields are in the cache: a term reads
       // only its request and candidate, so no view's terms depend on another's fill
       v.standardMillis = estimate.fill(request, v);
+      if (ranked != null) {
+        // and the policy's ranking of it likewise (StandardRanking's notes)
+        ranked.prepare(request, v, weights);
+      }
     }
+    s.rankingPrepared = ranked != null;
     CandidateViews.vetoInfinite(s);
     Lease earlier = request.attempt() > 1
         ? leases.olderOpen(request.id(), request.attempt()) : null;

@@ -40,7 +40,10 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
  * reads of the version and keeps the copy only if both are the same even number, else it tries
  * again. A copy is arithmetic on plain fields (the only references it follows are final), so a torn
  * copy cannot throw and is discarded, never acted on. After {@value #OPTIMISTIC_READS} failed tries
- * (a writer keeps changing the books) the reader takes the lock, so a read always ends.
+ * (a writer keeps changing the books) the reader takes the lock, so a read always ends. A reading
+ * that copied these books at a version still current copies nothing at all: it derives the values
+ * that move with time again from what it holds ({@link LedgerReading}'s notes). So every write to
+ * what {@code read} copies must move the version, {@link #decodeArrived} included.
  *
  * <p>Thread-safety: thread-safe. Writers are synchronized on the ledger (one per replica, so routes to
  * different replicas never contend); {@link #read} takes no monitor unless writers keep it retrying.
@@ -104,25 +107,52 @@ final class DispatchLedger {
   /** The sends without a first token yet, and the estimate with first tokens; under this lock. */
   private final PendingPrefills pending = new PendingPrefills();
 
-  /** Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). */
+  /**
+   * Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). When
+   * {@code out} last copied these books and their version has not moved since, nothing is copied:
+   * only the parts that depend on the time are derived again, from what {@code out} holds.
+   */
   void read(long nowNanos, LedgerReading out) {
+    read(nowNanos, out, null);
+  }
+
+  /**
+   * {@link #read(long, LedgerReading)}, the own send rate decayed through {@code clock} (set to
+   * {@code nowNanos}) when one is given: one multiplication instead of an exponential
+   * ({@link DecayClock}'s notes say by how little the two differ).
+   */
+  void read(long nowNanos, LedgerReading out, DecayClock clock) {
+    // the version through the reading's own reference to it: a kept reading then touches the
+    // version's cache line and not the ledger's
+    if (out.books == this && out.booksVersion.beginRead() == out.version) {
+      // the version only grows and a copy is remembered only at an even one: the same version
+      // means no writer has changed or begun to change the books since that copy
+      out.at(nowNanos, clock);
+      return;
+    }
     for (int i = 0; i < OPTIMISTIC_READS; i++) {
       long before = seq.beginRead();
       if ((before & 1) == 0) {
-        copy(nowNanos, out);
+        copy(out);
         if (seq.unchanged(before)) {
+          out.copied(this, seq, before, nowNanos, clock);
           return;
         }
       }
       Thread.onSpinWait();
     }
     synchronized (this) {
-      copy(nowNanos, out);
+      copy(out);
+      // writers hold this lock while the version is odd, so here it is even and stays so
+      out.copied(this, seq, seq.beginRead(), nowNanos, clock);
     }
   }
 
-  /** Racy outside the lock: {@link #read} keeps the result only if no writer ran meanwhile. */
-  private void copy(long nowNanos, LedgerReading out) {
+  /**
+   * Racy outside the lock: {@link #read} keeps the result only if no writer ran meanwhile. Copies
+   * the books as they stand, never a value of the time: {@link LedgerReading#at} derives those.
+   */
+  private void copy(LedgerReading out) {
     out.inFlightRequests = inFlightRequests;
     out.inFlightTokens = inFlightTokens;
     out.inFlightPromptTokens = inFlightPromptTokens;
@@ -130,17 +160,21 @@ final class DispatchLedger {
     out.sinceOutstandingTokens = sinceOutstandingTokens;
     out.sinceKvTokens = sinceKvTokens;
     out.decodeReservedTokens = decodeReservedTokens;
-    out.replayQueueMillis = Math.max(0, queueAtLast - millis(nowNanos - lastNanos));
-    out.queueMillis =
-        streaming ? pending.queueMillis(nowNanos, baseAtNanos, sendWeight) : out.replayQueueMillis;
-    out.ownRatePerSecond = ownRate.perSecond(nowNanos);
+    out.queueAtLast = queueAtLast;
+    out.queueLastNanos = lastNanos;
+    out.streaming = streaming;
+    if (streaming) {
+      pending.copyTo(out);
+      out.baseAtNanos = baseAtNanos;
+    }
+    out.ownRate = ownRate.rateAtLast();
+    out.ownLastNanos = ownRate.lastNanos();
+    out.ownTauNanos = ownRate.tauNanos();
     out.peers = sendWeight - 1.0;
     out.freedRate = freedTokens.rateAtLast();
     out.freedLastNanos = freedTokens.lastNanos();
     out.freedTauNanos = freedTokens.tauNanos();
     out.sendWeight = sendWeight;
-    out.readAtNanos = nowNanos;
-    out.freedPerSecond = Double.NaN;
   }
 
   /** A send of this router's finished here at {@code nowNanos}: its KV is free again. */
@@ -277,7 +311,7 @@ final class DispatchLedger {
       return;
     }
     lease.decodeHeld = false;
-    decodeArrived(lease);
+    decodeArrivedLocked(lease);
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
@@ -288,6 +322,20 @@ final class DispatchLedger {
    * it from now on and the reservation ends (idempotent).
    */
   synchronized void decodeArrived(Lease lease) {
+    beginWrite();
+    try {
+      decodeArrivedLocked(lease);
+    } finally {
+      endWrite();
+    }
+  }
+
+  /**
+   * {@link #decodeArrived} inside a write already begun: readers that kept a copy by the version
+   * must see that the reservation changed.
+   */
+  @GuardedBy("this")
+  private void decodeArrivedLocked(Lease lease) {
     if (lease.decodeReserved) {
       lease.decodeReserved = false;
       decodeReservedTokens -= lease.outstandingTokens();

@@ -124,6 +124,19 @@ final class Fleet {
     if (s != null && s.prefillTokensPerSecond().isPresent()) {
       return 1000.0 / s.prefillTokensPerSecond().getAsDouble();
     }
+    return learntMsPerToken(entry);
+  }
+
+  /**
+   * {@link #msPerToken} of a replica whose report has no prefill throughput, or whose reported
+   * rate {@code reportedMsPerToken} ({@code 1000 /} its throughput) was derived once per report;
+   * NaN for none.
+   */
+  double msPerToken(ReplicaEntry entry, double reportedMsPerToken) {
+    return Double.isNaN(reportedMsPerToken) ? learntMsPerToken(entry) : reportedMsPerToken;
+  }
+
+  private double learntMsPerToken(ReplicaEntry entry) {
     return entry.calibration.msPerToken(rates.pool(), costModel.prefillMillisPerToken());
   }
 

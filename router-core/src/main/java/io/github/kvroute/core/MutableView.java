@@ -21,6 +21,13 @@ import java.util.OptionalLong;
  * from one decision to the next while the fleet does), and the request the view was filled for is
  * not stored at all: it is its {@link #owner}'s request of the moment.
  *
+ * <p>A view keeps what it can from one decision to the next, each part behind what would change
+ * it: the facts of its report (derived in {@link #report} when the report changes), its reading of
+ * the replica's books (kept while their version stands: {@link LedgerReading}), and, for a policy
+ * that declares a {@link StandardRanking}, that ranking's per-candidate part, computed with the
+ * fill. Nothing here is shared: a view belongs to one thread, and what it keeps from shared state
+ * is validated by that state's own version or identity on every decision.
+ *
  * <p>Not thread-safe: owned by one thread's {@link DecisionContext}.
  */
 final class MutableView implements CandidateView {
@@ -46,6 +53,22 @@ final class MutableView implements CandidateView {
   long kvCapacityTokens;
   long reportedKvTokens;
   boolean decodeRole;
+  /** The step term's value, {@code 1.5 x} the reported decode step (0 without one). */
+  double stepTermMillis;
+  /** {@code 1000 / } the reported prefill throughput, NaN when the report has none. */
+  double reportedMillisPerToken;
+  /** The report's waiting requests, 0 when it has none. */
+  int waitingRequests;
+  /** The report's epoch and role. */
+  long reportEpoch;
+  ReplicaRole reportRole;
+  /**
+   * The model name (the very string) of a request without a model version or an adapter that this
+   * view's report was found eligible for, null for none: a later such request naming the same
+   * string is eligible on the same report without reading it again (only whether the replica was
+   * removed since, which the entry says). Reset by {@link #report}.
+   */
+  String eligibleModel;
   long epoch;
   double snapshotAgeMillis;
   /**
@@ -89,6 +112,21 @@ final class MutableView implements CandidateView {
   boolean cacheFromEvents;
   /** The entry's, shared: built once per report, never per decision. */
   OptionalDouble recentTtftMillis = OptionalDouble.empty();
+  /** {@link #recentTtftMillis}'s presence and value, taken when it changes (NaN when empty). */
+  boolean hasRecentTtft;
+  double recentTtftValue = Double.NaN;
+  /**
+   * A {@link StandardRanking}'s per-candidate part, set by its {@code prepare} with the view's fill
+   * and read by its {@code scores} (declared together, so that they share a cache line or two):
+   * the weighted estimate plus pollution; the candidate's utilisation share; its steady-state
+   * requests in system (when it reports a TTFT) and its queued requests; its prefill term.
+   */
+  double rankPartialMillis;
+  double rankUtilisation;
+  double rankSteady;
+  double rankQueued;
+  double rankPrefillMillis;
+  boolean rankHasSteady;
   /** A half-open probe place reserved for this decision; given back unless the attempt uses it. */
   boolean probe;
   /** Taken out of the candidates: it holds the request's earlier attempt ({@link AttemptPlacement}). */
@@ -114,6 +152,14 @@ final class MutableView implements CandidateView {
     reportedKvTokens = reportsKv ? LongMath.saturatedMultiply(snap.kvBlocksUsed().getAsLong(),
         snap.kvBlockSizeTokens().getAsInt()) : 0;
     decodeRole = snap.role() == ReplicaRole.DECODE;
+    // the same arithmetic as StepTerm and Fleet.msPerToken, once per report instead of per decision
+    stepTermMillis = StepTerm.STEPS * snap.decodeStepMillis().orElse(0);
+    waitingRequests = snap.waitingRequests().orElse(0);
+    reportEpoch = snap.epoch();
+    reportRole = snap.role();
+    eligibleModel = null;
+    reportedMillisPerToken = snap.prefillTokensPerSecond().isPresent()
+        ? 1000.0 / snap.prefillTokensPerSecond().getAsDouble() : Double.NaN;
   }
 
   /**

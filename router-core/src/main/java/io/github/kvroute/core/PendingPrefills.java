@@ -119,6 +119,25 @@ final class PendingPrefills {
    * their work).
    */
   double queueMillis(long nowNanos, long baseAtNanos, double sendWeight) {
+    return queueMillis(unseenBaseMillis, pendingWorkMillis, progressSinceNanos,
+        pendingSinceWorkMillis, nowNanos, baseAtNanos, sendWeight);
+  }
+
+  /** Copies what {@link #queueMillis} is computed from into {@code out}, for a later time. */
+  void copyTo(LedgerReading out) {
+    out.pendingUnseenBaseMillis = unseenBaseMillis;
+    out.pendingWorkMillis = pendingWorkMillis;
+    out.pendingProgressSinceNanos = progressSinceNanos;
+    out.pendingSinceWorkMillis = pendingSinceWorkMillis;
+  }
+
+  /**
+   * {@link #queueMillis(long, long, double)} from copied state: the one formula both the ledger
+   * and a reading it filled earlier use, so that both give the same bits.
+   */
+  static double queueMillis(double unseenBaseMillis, double pendingWorkMillis,
+      long progressSinceNanos, double pendingSinceWorkMillis, long nowNanos, long baseAtNanos,
+      double sendWeight) {
     double unseen = Math.max(0, unseenBaseMillis - millis(nowNanos - baseAtNanos));
     double own = Math.max(0, pendingWorkMillis - millis(nowNanos - progressSinceNanos));
     return unseen + own + (sendWeight - 1.0) * pendingSinceWorkMillis;

@@ -215,7 +215,8 @@ final class StandardEstimate {
     try {
       m[0] = QueueTerm.INSTANCE.costMillis(request, v);
       m[PREFILL_INDEX] = PrefillTerm.INSTANCE.costMillis(request, v);
-      m[2] = StepTerm.INSTANCE.costMillis(request, v);
+      // the step term's value, derived once per report (MutableView.report)
+      m[2] = v.stepTermMillis;
       m[3] = TransferTerm.INSTANCE.costMillis(request, v);
       m[4] = risk.costMillis(request, v);
       m[5] = KvPressureTerm.INSTANCE.costMillis(request, v);
@@ -251,25 +252,32 @@ final class StandardEstimate {
    */
   double weightedMillis(Request request, CandidateView candidate, double[] weights) {
     if (isFilled(request, candidate)) {
-      MutableView v = (MutableView) candidate;
-      double[] remembered = v.termMillis;
-      double total = 0;
-      if (v.standardMillis != Double.POSITIVE_INFINITY) {
-        // a finite total has finite terms (never NaN: fill counted those 0), which the cap leaves
-        // as they are; the candidates a policy ranks are all such
-        for (int i = 0; i < remembered.length; i++) {
-          total += weights[i] * remembered[i];
-        }
-        return total;
-      }
-      for (int i = 0; i < remembered.length; i++) {
-        total += weights[i] * Math.min(remembered[i], Double.MAX_VALUE);
-      }
-      return total;
+      return weightedRemembered((MutableView) candidate, weights);
     }
     double total = 0;
     for (int i = 0, n = terms.length; i < n; i++) {
       total += weights[i] * Math.min(termMillis(i, request, candidate), Double.MAX_VALUE);
+    }
+    return total;
+  }
+
+  /**
+   * {@link #weightedMillis(Request, CandidateView, double[])} of a pooled view whose terms
+   * {@link #fill} has just remembered for the request in progress (the caller knows it is).
+   */
+  static double weightedRemembered(MutableView v, double[] weights) {
+    double[] remembered = v.termMillis;
+    double total = 0;
+    if (v.standardMillis != Double.POSITIVE_INFINITY) {
+      // a finite total has finite terms (never NaN: fill counted those 0), which the cap leaves
+      // as they are; the candidates a policy ranks are all such
+      for (int i = 0; i < remembered.length; i++) {
+        total += weights[i] * remembered[i];
+      }
+      return total;
+    }
+    for (int i = 0; i < remembered.length; i++) {
+      total += weights[i] * Math.min(remembered[i], Double.MAX_VALUE);
     }
     return total;
   }

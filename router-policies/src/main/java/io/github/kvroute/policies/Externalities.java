@@ -4,6 +4,7 @@ import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.core.CostTerms;
+import io.github.kvroute.core.PlacementCosts;
 import java.util.List;
 
 /**
@@ -43,7 +44,7 @@ import java.util.List;
  */
 final class Externalities {
   /** The cap of {@code L}: a single-server queue at utilisation 0.9. */
-  static final double MAX_REQUESTS_IN_SYSTEM = 9;
+  static final double MAX_REQUESTS_IN_SYSTEM = PlacementCosts.MAX_REQUESTS_IN_SYSTEM;
 
   private Externalities() {}
 
@@ -55,10 +56,8 @@ final class Externalities {
   /** {@link #pollutionMillis(Request, CandidateView)} were {@code matchedBlocks} held on {@code c}. */
   static double pollutionMillis(Request request, CandidateView c, int matchedBlocks) {
     PromptKey prompt = request.prompt();
-    long newBlocks = Math.max(0, prompt.blockCount() - matchedBlocks);
-    long evicted = Math.min(newBlocks,
-        Math.max(0, c.cachedBlocks() + newBlocks - c.cacheCapacityBlocks()));
-    return evicted * (double) prompt.blockSizeTokens() * c.prefillMillisPerToken();
+    return PlacementCosts.pollutionMillis(prompt.blockCount(), prompt.blockSizeTokens(),
+        matchedBlocks, c.cachedBlocks(), c.cacheCapacityBlocks(), c.prefillMillisPerToken());
   }
 
   /**
@@ -66,18 +65,13 @@ final class Externalities {
    * and mean request cost: the requests in system of a replica that reports no TTFT histogram.
    */
   static double fleetRequestsInSystem(List<CandidateView> candidates) {
-    if (candidates.isEmpty()) {
-      return 0;
-    }
     double rho = 0;
     // indexed (the lists are random access): a for-each's iterator was not always scalar-replaced
     for (int i = 0, n = candidates.size(); i < n; i++) {
       CandidateView c = candidates.get(i);
-      rho += c.arrivalsPerSecond() * c.meanRequestCostMillis() / 1000.0;
+      rho += PlacementCosts.utilisation(c.arrivalsPerSecond(), c.meanRequestCostMillis());
     }
-    double maxRho = MAX_REQUESTS_IN_SYSTEM / (1 + MAX_REQUESTS_IN_SYSTEM);
-    rho = Math.max(0, Math.min(maxRho, rho / candidates.size()));
-    return rho / (1 - rho);
+    return PlacementCosts.fleetRequestsInSystem(rho, candidates.size());
   }
 
   /**
@@ -86,8 +80,8 @@ final class Externalities {
    * requests queued there now ({@link #queuedRequests}) when they are more.
    */
   static double requestsInSystem(CandidateView c, double fallback) {
-    double steady = c.recentTtftMillis().isEmpty() ? fallback : Math.min(MAX_REQUESTS_IN_SYSTEM,
-        c.arrivalsPerSecond() * c.recentTtftMillis().getAsDouble() / 1000.0);
+    double steady = c.recentTtftMillis().isEmpty() ? fallback : PlacementCosts
+        .steadyRequestsInSystem(c.arrivalsPerSecond(), c.recentTtftMillis().getAsDouble());
     return Math.max(steady, queuedRequests(c));
   }
 
@@ -96,7 +90,8 @@ final class Externalities {
    * (0 when it has none) plus this router's sends since the report that are still in flight.
    */
   static double queuedRequests(CandidateView c) {
-    return (double) c.snapshot().waitingRequests().orElse(0) + c.dispatchedSinceSnapshot();
+    return PlacementCosts.queuedRequests(c.snapshot().waitingRequests().orElse(0),
+        c.dispatchedSinceSnapshot());
   }
 
   /**

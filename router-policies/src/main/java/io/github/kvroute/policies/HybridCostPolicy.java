@@ -8,6 +8,7 @@ import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.core.CostTerm;
 import io.github.kvroute.core.PairSelection;
+import io.github.kvroute.core.StandardRanking;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +67,7 @@ import java.util.function.ToDoubleFunction;
  * {@link HomeBook}, itself thread-safe and read without a monitor. Each router builds its own
  * instance, so each has its own book.
  */
-final class HybridCostPolicy implements RoutingPolicy {
+final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   static final String NAME = "hybrid-cost";
   private static final double TIE_MILLIS = 1e-3;
 
@@ -92,12 +93,24 @@ final class HybridCostPolicy implements RoutingPolicy {
 
   /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
   private final ToDoubleFunction<String> weightOfTerm;
+  /**
+   * The same ranking as {@link #rankingMillis}, which the router computes with each candidate's
+   * view (the same bits; {@link StandardRanking}'s notes say why it is faster).
+   */
+  private final StandardRanking ranking;
 
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality) {
     this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
     this.externality = externality;
     this.weightOfTerm = termWeights(this.weights);
+    this.ranking = new StandardRanking(this.weights.isEmpty() ? null : weightOfTerm,
+        externality.pollution, externality.queueing);
+  }
+
+  @Override
+  public StandardRanking standardRanking() {
+    return ranking;
   }
 
   /**
@@ -137,7 +150,11 @@ final class HybridCostPolicy implements RoutingPolicy {
       return RoutingDecision.rejected(RejectReason.POLICY,
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
-    double queueing = externality.queueing ? Externalities.fleetRequestsInSystem(candidates) : 0;
+    // the router's scores of the candidates in the list's order, or null: then candidate by
+    // candidate (the same values either way)
+    double[] scores = ranking.scores(context);
+    double queueing = externality.queueing && scores == null
+        ? Externalities.fleetRequestsInSystem(candidates) : 0;
     CandidateView best = null;
     double bestMillis = Double.POSITIVE_INFINITY;
     int ties = 0;
@@ -148,7 +165,7 @@ final class HybridCostPolicy implements RoutingPolicy {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = rankingMillis(context, c, queueing);
+      double ms = scores != null ? scores[i] : rankingMillis(context, c, queueing);
       if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
         bestMillis = ms;
@@ -163,6 +180,9 @@ final class HybridCostPolicy implements RoutingPolicy {
       }
     }
     if (PrefixHome.applies(context.peerRouters())) {
+      if (externality.queueing && scores != null) {
+        queueing = Externalities.fleetRequestsInSystem(candidates);
+      }
       return home(context, onlyFresh, queueing, best, bestMillis);
     }
     return context.routedWithEstimate(best, bestMillis);
@@ -229,7 +249,7 @@ final class HybridCostPolicy implements RoutingPolicy {
   }
 
   /** The ranking score of {@code c}: weighted terms plus externalities. */
-  private double rankingMillis(RoutingContext context, CandidateView c, double queueing) {
+  double rankingMillis(RoutingContext context, CandidateView c, double queueing) {
     double ms = weights.isEmpty() ? context.estimateMillis(c)
         : context.weightedEstimateMillis(c, weightOfTerm);
     if (externality.pollution) {
