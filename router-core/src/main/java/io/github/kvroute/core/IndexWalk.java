@@ -26,16 +26,46 @@ import java.util.Arrays;
  * looked up again in the current view, at most twice, so a walk that races a growth still finishes
  * on consistent arrays.
  *
+ * <p>A compaction may rewrite the arena and the key table in place ({@link RunTable#rewrites()}); a
+ * walk that overlapped one could have misread them, so it walks again, at most {@value #RETRIES}
+ * times; {@link #match} says whether its last walk overlapped none, and the caller walks under the
+ * writer's lock when it did not.
+ *
  * <p>Thread-safety: stateless; {@link #match} is safe from any thread, concurrently with the writer.
  */
 final class IndexWalk {
+  /** Walks again after one that overlapped a compaction in place, at most. */
+  static final int RETRIES = 2;
+
   private IndexWalk() {}
 
   /**
    * For every slot set in {@code candidates}, writes to {@code matchedOut[slot]} the number of leading
    * blocks of {@code prompt} that slot holds. {@code alive} is scratch of at least the mask's length.
+   * Returns false when every walk overlapped a compaction in place: the lengths may then be wrong,
+   * and the caller walks again with the writer held off ({@link #walk}).
    */
-  static void match(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
+  static boolean match(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
+      long[] alive, int[] matchedOut) {
+    SeqLock rewrites = table.rewrites();
+    for (int attempt = 0; attempt <= RETRIES; attempt++) {
+      long version = rewrites.beginRead();
+      if ((version & 1) == 0) {
+        walk(table, prompt, candidates, maskWords, alive, matchedOut);
+        if (rewrites.unchanged(version)) {
+          return true;
+        }
+      }
+      Thread.onSpinWait();
+    }
+    return false;
+  }
+
+  /**
+   * One walk, exact unless a compaction rewrites the arrays in place meanwhile (see {@link #match});
+   * writes every candidate's result, so a walk again overwrites them all.
+   */
+  static void walk(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
       long[] alive, int[] matchedOut) {
     System.arraycopy(candidates, 0, alive, 0, maskWords);
     int n = prompt.blockCount();

@@ -20,6 +20,12 @@ import java.lang.invoke.VarHandle;
  * release store ({@link #put}) after the block's key, and fills a table no reader has yet with plain
  * stores ({@link #place}).
  *
+ * <p>A compaction may empty a published table and fill it again ({@link RunTable#compact}): a reader
+ * probing meanwhile can miss a key, never take another key's position for its own, which
+ * {@link #find} checks in the arena; the run table brackets the refill so that walks can tell. A
+ * table never holds more entries than half its length, so a probe ends at an empty position, and
+ * {@link #find} bounds its probes by the table's length besides.
+ *
  * <p>Thread-safety: stateless; the arrays' discipline is the {@link RunTable}'s.
  */
 final class KeyTable {
@@ -54,7 +60,7 @@ final class KeyTable {
   static int find(long[] table, long[] arena, int blocks, long key) {
     long fp = spread(key) & FINGERPRINT;
     int length = table.length;
-    for (int i = home(fp, length); ; i = i + 1 == length ? 0 : i + 1) {
+    for (int i = home(fp, length), probes = length; probes > 0; i = i + 1 == length ? 0 : i + 1) {
       long e = (long) LONGS.getAcquire(table, i);
       if (e == 0) {
         return -1;
@@ -65,7 +71,10 @@ final class KeyTable {
           return b;
         }
       }
+      probes--;
     }
+    // only a reader racing a refill could see no empty position at all
+    return -1;
   }
 
   /**

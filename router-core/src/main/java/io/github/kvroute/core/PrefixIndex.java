@@ -84,9 +84,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
  *
- * <p>Thread-safety: thread-safe. {@link #match} is lock-free; all writes go through the buffer and
- * are applied under {@link #writeLock} (the store, the run table's writer side and the slot
- * allocation's free list each name the lock or monitor that guards them).
+ * <p>Thread-safety: thread-safe. {@link #match} is lock-free (bar a walk that keeps overlapping
+ * compactions in place, which then waits for the write lock); all writes go
+ * through the buffer and are applied under {@link #writeLock} (the store, the run table's writer
+ * side and the slot allocation's free list each name the lock or monitor that guards them).
  */
 final class PrefixIndex {
   /**
@@ -95,10 +96,9 @@ final class PrefixIndex {
    */
   static final int ENTRY_BYTES = 52;
   /**
-   * Bytes per live block: with dead blocks up to 7/16 of the live ones, the arena's 16 bytes per
-   * position with a quarter in growth slack ({@code 16 x 1.25 x 1.4375 = 28.75}), and up to three
-   * 8-byte key-table positions per arena position ({@code 24 x 1.4375 = 34.5}): 63.25, rounded up
-   * (see {@link RunTable}, "Slack").
+   * Bytes per live block: the arena's 16 bytes per position and the key table's 8, which a
+   * compaction keeps within {@link RunTable#COMPACT_BYTES} (63) per live block between commands,
+   * rounded up (see {@link RunTable}, "Slack").
    */
   static final int BLOCK_BYTES = 65;
   /** Bytes of the fixed part not derived from the arrays: object and array headers. */
@@ -222,10 +222,18 @@ final class PrefixIndex {
   /**
    * For every slot set in {@code candidates}, writes to {@code matchedOut[slot]} the number of leading
    * blocks of {@code prompt} that slot holds. {@code alive} is scratch of at least the mask's length.
-   * Lock-free ({@link IndexWalk}).
+   * Lock-free ({@link IndexWalk}), unless its walks overlap compactions in place
+   * {@value IndexWalk#RETRIES} + 1 times: it then walks under the write lock.
    */
   void match(PromptKey prompt, long[] candidates, int maskWords, long[] alive, int[] matchedOut) {
-    IndexWalk.match(table, prompt, candidates, maskWords, alive, matchedOut);
+    if (!IndexWalk.match(table, prompt, candidates, maskWords, alive, matchedOut)) {
+      writeLock.lock();
+      try {
+        IndexWalk.walk(table, prompt, candidates, maskWords, alive, matchedOut);
+      } finally {
+        writeLock.unlock();
+      }
+    }
   }
 
   // --------------------------------------------------------------------------------------- writes
@@ -528,6 +536,20 @@ final class PrefixIndex {
     try {
       drainLocked();
       return table.compactions();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Compactions of the run table so far that rewrote its published arrays in place (after applying
+   * buffered commands).
+   */
+  int compactionsInPlace() {
+    writeLock.lock();
+    try {
+      drainLocked();
+      return table.compactionsInPlace();
     } finally {
       writeLock.unlock();
     }

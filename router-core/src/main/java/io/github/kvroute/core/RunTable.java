@@ -27,26 +27,33 @@ import java.util.Arrays;
  * run therefore costs three cache misses (table, arena, run record) however long the run is, plus
  * the sequential key comparisons.
  *
- * <p><b>Nothing a reader holds is reused.</b> Arena positions and run numbers are only ever appended
- * within one set of arrays: a block whose last holder leaves stays in its run with no holder bits
+ * <p><b>Between compactions nothing a reader holds is reused.</b> Arena positions and run numbers
+ * are only ever appended: a block whose last holder leaves stays in its run with no holder bits
  * (dead), a run split off or merged away keeps its number, retired. A key therefore names the same
- * arena position for as long as a reader's arrays live, and a compaction ({@link #compact}, when dead
- * blocks exceed 7/16 of the live ones or retired runs a quarter of the live ones, and either the
- * minimum garbage) copies the live ones into fresh arrays, published as a new {@link View}; a reader
- * finishes on whichever arrays it started with.
+ * arena position from one compaction to the next. A compaction ({@link #compact}, when dead blocks
+ * exceed 7/16 of the live ones or retired runs a quarter of the live ones, and either the minimum
+ * garbage) moves the live blocks down to the arena's start, in order, and the live runs into new
+ * run records, published as a new {@link View}. It works in place, in the arena and in the key
+ * table (emptied and filled again), when their lengths suit the blocks it keeps, since fresh
+ * arrays cost fresh memory: where compactions come every few hundred prompts (unique prompts
+ * churning a full index) they were most of the index's allocations and page faults. A reader of
+ * arrays being rewritten can misread them, so a compaction that rewrites brackets itself with
+ * {@link #rewrites()}, and a walk that overlapped one walks again ({@link IndexWalk}); bound checks
+ * keep a misread walk within the arrays, and a probe of the key table within its length.
  *
- * <p><b>Slack.</b> The arena and the run records grow by a quarter, and compaction leaves a quarter
- * of room in both. The key table, when half full, grows to {@value #TABLE_GROWTH} positions per
- * arena position in use, and a compaction rebuilds it at as many per block it keeps (at least twice
- * the arena's capacity), so up to half as many appends as the blocks it keeps do not rehash it:
- * more than the 7/16 that bring the next compaction, unless the live blocks grow meanwhile (in
- * {@code rag-long-docs}, after about one compaction in four). The table thus holds at most three
- * positions per arena position in use (plus its minimum length), the arena at most 1.25: 44 bytes
- * per position. Dead blocks up to 7/16 of the live ones (instead of a quarter, with four table
- * positions per position, 52 bytes) mean 4/7 as many compactions, each a whole rebuild of the key
- * table, in the same {@link PrefixIndex#BLOCK_BYTES} per live block
- * ({@code 44 x 23/16 = 63.25 <= 65}); retired runs up to a quarter of the live ones bound the run
- * records ({@link PrefixIndex#runBytes}). Both hold between the index's commands.
+ * <p><b>Slack.</b> The arena and the run records grow by a quarter; a compaction leaves room for
+ * half of the live blocks in a new arena, so the 7/16 more that bring the next compaction do not
+ * grow it, and keeps an arena of 1.25 to 1.625 positions per live block; it leaves room for a
+ * quarter of the live runs in the run records. The key table, when half full, grows to
+ * {@value #TABLE_GROWTH} positions per arena position in use; a compaction keeps it while it has
+ * twice the arena's capacity (so the appends until the next compaction do not rehash it) and at
+ * most {@code 3 x 1.4375} positions per live block, else builds one of 3.5 per live block. A
+ * compaction therefore leaves at most {@code 16 x 1.625 + 8 x 4.3125 = 60.5} bytes of arena and
+ * table per live block, and is due whenever they exceed {@value #COMPACT_BYTES} (past their minimum
+ * lengths and the garbage not worth compacting), which appends and evictions in step reach only
+ * with the dead blocks: within {@link PrefixIndex#BLOCK_BYTES} per live block whatever the
+ * contents. Retired runs up to a quarter of the live ones bound the run records
+ * ({@link PrefixIndex#runBytes}). Both hold between the index's commands.
  *
  * <p><b>Concurrency</b> is single-writer / many-readers. Only the index's writer (holding its write
  * lock) calls the mutating methods; readers take no lock. A block's run and key are written before
@@ -67,11 +74,34 @@ final class RunTable {
   /** Key-table positions per arena position in use that the table grows to when half full. */
   static final int TABLE_GROWTH = 3;
   /**
-   * Dead blocks per live block, in sixteenths, past which a compaction is due: with at most three
-   * key-table positions per arena position in use, the arena's and the table's bytes per arena
-   * position (20 + 24) times {@code 1 + 7/16} stay within {@link PrefixIndex#BLOCK_BYTES}.
+   * Dead blocks per live block, in sixteenths, past which a compaction is due: the appends until
+   * then fit the room a compaction leaves (half the live blocks), so neither the arena nor the key
+   * table grows between two compactions while the live blocks hold steady.
    */
   static final int DEAD_BLOCKS_NUM = 7;
+  /**
+   * Key-table positions per live block, in sixteenths, up to which a compaction keeps the table
+   * (emptied and filled again) rather than allocating a new one: {@code 3 x 1.4375}, the length a table
+   * grown to three positions per arena position reaches at the compaction that dead blocks bring.
+   */
+  static final int KEPT_TABLE_NUM = 69;
+  /**
+   * Arena positions per live block, in sixteenths, up to which a compaction keeps the arena
+   * (compacted in place) rather than copying the live blocks to a new one; it keeps it from 1.25.
+   */
+  static final int KEPT_ARENA_NUM = 26;
+  /**
+   * Key-table positions per live block, in sixteenths, of the table a compaction builds when it
+   * cannot keep the one it has: 3.5, so the next compaction keeps it unless the live blocks have
+   * grown by a sixth (past twice the arena's capacity) or fallen by a fifth.
+   */
+  static final int FRESH_TABLE_NUM = 56;
+  /**
+   * Bytes of arena and key table per live block past which a compaction is due whatever the
+   * garbage: a compaction leaves at most {@code 16 x 1.625 + 8 x 4.3125 = 60.5}, and this stays
+   * within {@link PrefixIndex#BLOCK_BYTES}.
+   */
+  static final int COMPACT_BYTES = 63;
 
   /** One published set of arrays; a reader uses one for a whole walk. */
   static final class View {
@@ -130,6 +160,8 @@ final class RunTable {
   }
 
   private volatile View view;
+  /** Odd while a compaction rewrites published arrays in place (see {@link #rewrites()}). */
+  private final SeqLock rewrites = new SeqLock();
   /** Writer-side copies of the published arrays, always the current ones. */
   private long[] arena = new long[2 * MIN_BLOCKS];
   private long[] table = new long[2 * MIN_BLOCKS];
@@ -140,6 +172,8 @@ final class RunTable {
   private int liveBlocks;
   private int liveRuns;
   private int compactions;
+  /** Compactions that rewrote published arrays in place (the arena, the key table or both). */
+  private int compactionsInPlace;
 
   private final int minGarbage;
 
@@ -152,6 +186,15 @@ final class RunTable {
   /** Reader-side: the arrays to use for one walk; lock-free. */
   View view() {
     return view;
+  }
+
+  /**
+   * Reader-side: the version of the compactions that rewrite published arrays in place, odd while
+   * one is under way. A walk that read it even before taking its {@link #view} and finds it
+   * unchanged after saw none; otherwise it may have misread the arrays, and walks again.
+   */
+  SeqLock rewrites() {
+    return rewrites;
   }
 
   private void publish() {
@@ -367,26 +410,57 @@ final class RunTable {
     }
   }
 
-  /** Whether dead blocks or retired runs are worth a {@link #compact}. */
+  /**
+   * Whether dead blocks or retired runs are worth a {@link #compact}, or the arena and key table
+   * hold more than {@link #COMPACT_BYTES} per live block (past their minimum lengths and the
+   * garbage not worth compacting).
+   */
   boolean wantsCompaction() {
     int deadBlocks = blockTop - liveBlocks;
     int deadRuns = runTop - liveRuns;
     return deadBlocks > Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
-        || deadRuns > Math.max(minGarbage, liveRuns / 4);
+        || deadRuns > Math.max(minGarbage, liveRuns / 4)
+        || blockArrayBytes() > (long) COMPACT_BYTES * liveBlocks + minBlockArrayBytes(minGarbage);
+  }
+
+  /** Bytes of the arena and the key table, from their lengths. */
+  long blockArrayBytes() {
+    return 8L * (arena.length + table.length);
   }
 
   /**
-   * Copies the live blocks (in arena order, so each run stays contiguous) and live runs into fresh
-   * arrays sized for them and publishes them. Returns the old run number -> new number map (-1 for a
-   * run that is gone).
+   * What the arena and the key table may hold beyond {@link #COMPACT_BYTES} per live block: their
+   * minimum lengths, and {@code minGarbage} dead blocks at 52 bytes each (no more than the budget's
+   * fixed part counts for them, {@link PrefixIndex#fixedBytes}).
+   */
+  static long minBlockArrayBytes(int minGarbage) {
+    return 8L * 4 * MIN_BLOCKS + 52L * minGarbage;
+  }
+
+  /**
+   * Moves the live blocks (in arena order, so each run stays contiguous) to the arena's start, in
+   * place or in a new arena, the live runs into new records, fills the key table again (emptied or
+   * new: see the class notes on which) and publishes them. Returns the old run number -> new number
+   * map (-1 for a run that is gone).
    */
   int[] compact() {
     int[] renumber = new int[runTop];
     Arrays.fill(renumber, -1);
-    int blocks = Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 4);
     int runCount = Math.max(MIN_RUNS, liveRuns + liveRuns / 4);
-    long[] a = new long[2 * blocks];
     long[] rs = new long[runCount * (1 + stride)];
+    int capacity = arena.length >>> 1;
+    boolean keepArena = capacity >= Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 4)
+        && capacity <= (long) liveBlocks * KEPT_ARENA_NUM / 16 + MIN_BLOCKS;
+    int blocks = keepArena ? capacity : Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 2);
+    boolean keepTable = table.length >= 2 * blocks
+        && table.length <= (long) liveBlocks * KEPT_TABLE_NUM / 16 + 2 * MIN_BLOCKS;
+    if (keepArena || keepTable) {
+      // until the new view is published, readers of these arrays can misread them: a walk checks
+      // the version around it (IndexWalk)
+      rewrites.beginWrite();
+    }
+    // in place, each block moves to a position at or before its own, which was read already
+    long[] a = keepArena ? arena : new long[2 * blocks];
     int nb = 0;
     int nr = 0;
     for (int b = 0; b < blockTop; ) {
@@ -405,25 +479,43 @@ final class RunTable {
       }
       b = e;
     }
+    if (keepArena) {
+      // key 0 marks the arena's unused tail for the walks
+      Arrays.fill(a, 2 * nb, 2 * blockTop, 0L);
+    }
     compactions++;
+    if (keepTable) {
+      // emptied and filled again: a fresh table would be fresh memory
+      Arrays.fill(table, 0L);
+    } else {
+      // twice the arena's capacity (the appends until the next compaction, up to 7/16 more blocks,
+      // do not rehash it) and more, so that the next compaction keeps it though the live blocks grow
+      table = new long[Math.max(2 * blocks, (int) ((long) liveBlocks * FRESH_TABLE_NUM / 16))];
+    }
+    for (int b = 0; b < nb; b++) {
+      // plain stores: readers of this table wait for the publication below (or check rewrites)
+      KeyTable.place(table, KeyTable.entry(a[2 * b], b));
+    }
     arena = a;
     runs = rs;
     blockTop = nb;
     runTop = nr;
-    // as many positions per block as growth gives (so the appends until the next compaction, up to
-    // 7/16 more blocks, do not rehash it), at least twice the arena's capacity
-    table = new long[Math.max(2 * blocks, TABLE_GROWTH * nb)];
-    for (int b = 0; b < nb; b++) {
-      // plain stores: no reader has these arrays before the publication below
-      KeyTable.place(table, KeyTable.entry(arena[2 * b], b));
-    }
     publish();
+    if (keepArena || keepTable) {
+      rewrites.endWrite();
+      compactionsInPlace++;
+    }
     return renumber;
   }
 
   /** Compactions so far. */
   int compactions() {
     return compactions;
+  }
+
+  /** Compactions so far that rewrote published arrays in place (see {@link #rewrites()}). */
+  int compactionsInPlace() {
+    return compactionsInPlace;
   }
 
   /** Dead blocks or retired runs below which no compaction is done. */

@@ -288,17 +288,27 @@ class RunIndexModelProperties {
   @Property(tries = 80)
   void churnAgreesThroughEveryCompaction(@ForAll("longPrompts") List<int[]> tokens,
       @ForAll("churn") List<Op> ops) {
-    int compactions = agreeThroughout(tokens, ops, 400);
-    Statistics.label("compacted").collect(compactions > 0);
+    int[] compactions = agreeThroughout(tokens, ops, 400);
+    Statistics.label("compacted").collect(compactions[0] > 0);
     Statistics.label("compacted").coverage(c -> c.check(true).percentage(pct -> pct >= 40));
+    // in place (arena or key table rewritten under the readers) and into new arrays alike
+    Statistics.label("compacted in place").collect(compactions[1] > 0);
+    Statistics.label("compacted in place")
+        .coverage(c -> c.check(true).percentage(pct -> pct >= 30));
+    Statistics.label("compacted into new arrays").collect(compactions[0] > compactions[1]);
+    Statistics.label("compacted into new arrays")
+        .coverage(c -> c.check(true).percentage(pct -> pct >= 10));
   }
 
   private static void agreeThroughout(List<int[]> tokens, List<Op> ops) {
     agreeThroughout(tokens, ops, 40);
   }
 
-  /** Runs {@code ops} checking each against the reference; returns the compactions they caused. */
-  private static int agreeThroughout(List<int[]> tokens, List<Op> ops, int capacity) {
+  /**
+   * Runs {@code ops} checking each against the reference; returns the compactions they caused and
+   * how many of those rewrote arrays in place.
+   */
+  private static int[] agreeThroughout(List<int[]> tokens, List<Op> ops, int capacity) {
     PrefixIndex ix = new PrefixIndex(1L << 30, capacity, 1 << 16, 0);
     int[][] slots = allocate(ix);
     int[] slotIds = new int[SLOTS];
@@ -316,7 +326,7 @@ class RunIndexModelProperties {
       assertThat(ix.entryCount()).as("entries after %s", op).isEqualTo(world.ref.entries());
       assertThat(ix.blockCount()).as("blocks after %s", op).isEqualTo(world.ref.holders.size());
     }
-    return ix.compactions();
+    return new int[] {ix.compactions(), ix.compactionsInPlace()};
   }
 
   /**

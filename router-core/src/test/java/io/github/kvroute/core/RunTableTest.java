@@ -3,6 +3,7 @@ package io.github.kvroute.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import io.github.kvroute.api.PromptKey;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -187,10 +188,12 @@ class RunTableTest {
     assertThat(table.blockTop()).isEqualTo(1_600);
     assertThat(table.find(10_001)).isNegative();
     assertThat(table.find(1_600)).isEqualTo(table.find(1) + 1_599);
-    // the rebuilt table has room for the appends until the next compaction: 7/16 more blocks
-    // rehash nothing, and the table stays within three positions per arena position in use
+    // the table has room for the appends until the next compaction: 7/16 more blocks rehash
+    // nothing, and arena and table stay within 60.5 bytes per live block
     RunTable.View rebuilt = table.view();
-    assertThat(rebuilt.table.length).isLessThanOrEqualTo(3 * 1_600);
+    assertThat(rebuilt.table.length)
+        .isLessThanOrEqualTo(1_600 * RunTable.KEPT_TABLE_NUM / 16 + 2 * RunTable.MIN_BLOCKS);
+    assertThat(table.blockArrayBytes()).isLessThanOrEqualTo(1_600 * 121 / 2 + 2_048);
     for (long k = 30_001; k <= 30_700; k++) {
       appendRun(k);
     }
@@ -198,6 +201,166 @@ class RunTableTest {
     for (long k = 1; k <= 1_600; k++) {
       assertThat(table.find(k)).isEqualTo(table.find(1) + (int) k - 1);
     }
+  }
+
+  /** Appends {@code n} keys from {@code base} as one run held by {@code slot}; its first block. */
+  private int liveRun(long base, int n, int slot) {
+    int b = appendRun(java.util.stream.LongStream.range(base, base + n).toArray());
+    table.addHolder(table.runOf(b), slot);
+    return b;
+  }
+
+  @Test
+  void aCompactionWorksInPlaceInArraysOfFittingLength_andBracketsItForReaders() {
+    liveRun(1, 1_000, 0);
+    int dead = liveRun(100_001, 700, 1);
+    liveRun(200_001, 1_000, 2);
+    table.removeHolder(table.runOf(dead), 1);
+    long[] before = table.view().table;
+    long version = table.rewrites().beginRead();
+    long[] arenaBefore = table.view().arena;
+    assertThat(arenaBefore.length / 2).as("1.25 to 1.625 positions per live block")
+        .isBetween(2_500, 3_250 + RunTable.MIN_BLOCKS);
+    assertThat(before.length).as("twice the arena's capacity, at most 4.3125 per live block")
+        .isBetween(arenaBefore.length, 2_000 * RunTable.KEPT_TABLE_NUM / 16 + 2 * RunTable.MIN_BLOCKS);
+
+    table.compact();
+
+    assertThat(table.view().table).as("renumbered in place").isSameAs(before);
+    assertThat(table.view().arena).as("compacted in place").isSameAs(arenaBefore);
+    assertThat(arenaBefore[2 * 2_000]).as("the unused tail's keys are 0").isZero();
+    assertThat(arenaBefore[2 * 2_699]).isZero();
+    assertThat(table.rewrites().beginRead()).as("odd during, even after").isEqualTo(version + 2);
+    for (long k = 1; k <= 1_000; k++) {
+      assertThat(table.find(k)).isEqualTo((int) k - 1);
+      assertThat(table.find(200_000 + k)).isEqualTo(999 + (int) k);
+    }
+    assertThat(table.find(100_001)).as("dropped with its block").isNegative();
+    assertThat(table.find(100_700)).isNegative();
+    assertThat(java.util.Arrays.stream(before).filter(e -> e != 0).count()).isEqualTo(2_000);
+  }
+
+  @Test
+  void arraysTooLongForTheBlocksKeptAreBuiltAfresh() {
+    int dead = liveRun(1, 3_000, 1);
+    liveRun(10_001, 500, 0);
+    table.removeHolder(table.runOf(dead), 1);
+    long[] before = table.view().table;
+    long version = table.rewrites().beginRead();
+
+    table.compact();
+
+    assertThat(table.view().table).isNotSameAs(before);
+    assertThat(table.view().table.length).isEqualTo(500 * RunTable.FRESH_TABLE_NUM / 16);
+    assertThat(table.view().arena.length).isEqualTo(2 * 750);
+    assertThat(table.rewrites().beginRead()).as("no reader was at risk").isEqualTo(version);
+    assertThat(table.find(10_001)).isZero();
+    assertThat(table.find(1)).isNegative();
+  }
+
+  @Test
+  void removalsWithoutAppendsBringACompactionOnceArenaAndTableExceed63BytesPerLiveBlock() {
+    int[] runs = new int[100];
+    for (int i = 0; i < runs.length; i++) {
+      runs[i] = table.runOf(liveRun(1 + 1_000L * i, 100, 0));
+    }
+    table.compact();
+    long bytes = table.blockArrayBytes();
+    int removed = 0;
+    while (!table.wantsCompaction()) {
+      table.removeHolder(runs[removed++], 0);
+    }
+    int live = table.liveBlocks();
+    assertThat(bytes).as("unchanged by removals").isEqualTo(table.blockArrayBytes());
+    assertThat(bytes).isGreaterThan(63L * live + RunTable.minBlockArrayBytes(RunTable.MIN_GARBAGE));
+    assertThat(table.blockTop() - live).as("fewer dead blocks than 7/16 of the live ones")
+        .isLessThan(live * 7 / 16);
+    table.compact();
+    assertThat(table.wantsCompaction()).isFalse();
+    assertThat(table.blockArrayBytes()).isLessThanOrEqualTo(live * 121L / 2 + 2_048);
+  }
+
+  @Test
+  void walksRacingInPlaceRenumberingsAreExactOnceValidated_andNeverLongerOtherwise()
+      throws Exception {
+    long[] pinned = new long[48];
+    for (int i = 0; i < pinned.length; i++) {
+      pinned[i] = 0x5EED_0000_0000L + i * 7919L;
+    }
+    PromptKey prompt = PromptKey.ofBlockHashes(pinned, 1, pinned.length, IndexHarness.NS);
+    RunTable fresh = new RunTable(RunTable.MIN_GARBAGE);
+    int first = -1;
+    // the prompt's keys as the index stores them (mapped into its namespace)
+    for (long k : prompt.blockHashes()) {
+      int b = fresh.append(k, first >= 0 ? fresh.runOf(first) : -1);
+      first = first < 0 ? b : first;
+    }
+    fresh.addHolder(fresh.runOf(first), 5);
+    AtomicBoolean stop = new AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger keptRenumberings =
+        new java.util.concurrent.atomic.AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<?> writer = pool.submit(() -> {
+        // 40 runs of 64 blocks live at a time, the oldest dropped as each new one comes
+        long[] live = new long[40];
+        for (long k = 1; k < 3_000; k++) {
+          int b = -1;
+          for (int j = 0; j < 64; j++) {
+            long key = (k << 8 | j) * 0x9E3779B97F4A7C15L;
+            b = fresh.append(key, b >= 0 ? fresh.runOf(b) : -1);
+          }
+          fresh.addHolder(fresh.runOf(b), 0);
+          int old = (int) (k % live.length);
+          if (live[old] != 0) {
+            fresh.removeHolder(fresh.runOf(fresh.find(live[old])), 0);
+          }
+          live[old] = (k << 8) * 0x9E3779B97F4A7C15L;
+          if (fresh.wantsCompaction()) {
+            long[] t = fresh.view().table;
+            fresh.compact();
+            if (fresh.view().table == t) {
+              keptRenumberings.incrementAndGet();
+            }
+          }
+        }
+        stop.set(true);
+      });
+      Future<?> reader = pool.submit(() -> {
+        long[] mask = {1L << 5};
+        long[] alive = new long[1];
+        int[] out = new int[64];
+        while (!stop.get()) {
+          boolean exact = IndexWalk.match(fresh, prompt, mask, 1, alive, out);
+          if (out[5] > pinned.length || (exact && out[5] != pinned.length)) {
+            throw new AssertionError("matched " + out[5] + ", validated " + exact);
+          }
+        }
+      });
+      writer.get(120, TimeUnit.SECONDS);
+      reader.get(120, TimeUnit.SECONDS);
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+    }
+    assertThat(keptRenumberings.get()).as("tables renumbered in place").isGreaterThan(10);
+  }
+
+  @Test
+  void aWalkThatOverlapsARewriteEveryTimeSaysSo_andOneThatOverlapsNoneIsExact() {
+    PromptKey p = PromptKey.ofBlockHashes(new long[] {7, 8, 9}, 1, 3, IndexHarness.NS);
+    int b = appendRun(p.blockHashes());
+    table.addHolder(table.runOf(b), 2);
+    long[] mask = {1L << 2};
+    int[] out = new int[64];
+
+    table.rewrites().beginWrite();
+    boolean exactDuringRewrite = IndexWalk.match(table, p, mask, 1, new long[1], out);
+    table.rewrites().endWrite();
+
+    assertThat(exactDuringRewrite).as("every attempt saw a rewrite under way").isFalse();
+    assertThat(IndexWalk.match(table, p, mask, 1, new long[1], out)).isTrue();
+    assertThat(out[2]).isEqualTo(3);
   }
 
   @Test
