@@ -52,6 +52,11 @@ public final class RouteTail {
     report("routeAndComplete", b::routeAndComplete, n, slowNanos, gapsPerSecond);
   }
 
+  /** The index of the {@code perMille}th per mille of {@code n} sorted values. */
+  private static int at(int n, int perMille) {
+    return (int) ((long) n * perMille / 1000);
+  }
+
   /** Gaps over {@code slowNanos} per second between two readings of the clock in a tight loop. */
   private static double machineGapsPerSecond(long slowNanos) {
     long span = GAP_SECONDS * 1_000_000_000L;
@@ -110,7 +115,7 @@ public final class RouteTail {
         "%s: p50 %d ns, p90 %d ns, p99 %d ns, p99.9 %d ns; %d of %d over %d us (%.2f%%; the"
             + " machine's gaps alone would make about %.2f%%); common spacings between them"
             + " (operations x times):%s%n",
-        name, took[n / 2], took[n * 9 / 10], took[n * 99 / 100], took[n * 999 / 1000], slow, n,
+        name, took[n / 2], took[at(n, 900)], took[at(n, 990)], took[at(n, 999)], slow, n,
         slowNanos / 1_000, 100.0 * slow / n, 100.0 * gapsPerSecond * took[n / 2] / 1e9,
         common.length() == 0 ? " none" : common);
   }
