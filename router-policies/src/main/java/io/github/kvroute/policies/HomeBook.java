@@ -30,7 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The book also keeps each prefix's <em>share</em> of this router's recent requests: a count of
  * its requests decaying with a {@value #SHARE_MEMORY_SECONDS} s time constant, over the same count
  * for all of them. It is what tells a prefix one home can serve from one that takes more than a
- * replica's worth of the traffic ({@link PrefixHome#slack}).
+ * replica's worth of the traffic ({@link PrefixHome#slack}). Beside it, the same decaying count of
+ * the requests whose prefix was already remembered when they came: their {@linkplain #repeatShare
+ * share} says whether this router's traffic shares prefixes at all.
  *
  * <p>Thread-safety: thread-safe; {@link #home} takes no monitor. The recent prefixes are a
  * concurrent map of records with volatile fields; the placement is an immutable value published
@@ -53,6 +55,8 @@ final class HomeBook {
   /** The time constant of the decaying request counts behind {@link #share}. */
   static final long SHARE_MEMORY_SECONDS = 10;
   private static final double SHARE_MEMORY_NANOS = SHARE_MEMORY_SECONDS * 1e9;
+  /** The decaying count of requests {@link #repeatShare} needs before it tells anything. */
+  static final int REPEAT_EVIDENCE = 32;
 
   /** A prefix routed recently. */
   private static final class Recent {
@@ -78,6 +82,8 @@ final class HomeBook {
   private volatile boolean newPrefix;
   /** Every prefix's requests, decaying, as of {@link #allSeenNanos}. */
   private volatile double allRequests;
+  /** The requests whose prefix was remembered when they came, decaying, as of {@link #allSeenNanos}. */
+  private volatile double repeatRequests;
   private volatile long allSeenNanos;
 
   /**
@@ -86,7 +92,9 @@ final class HomeBook {
    */
   String home(long key, int blocks, List<CandidateView> candidates, long nowNanos) {
     Recent r = recent.get(key);
-    allRequests = decayed(allRequests, allSeenNanos, nowNanos) + 1;
+    double kept = decayed(1, allSeenNanos, nowNanos);
+    allRequests = allRequests * kept + 1;
+    repeatRequests = repeatRequests * kept + (r == null ? 0 : 1);
     allSeenNanos = nowNanos;
     if (r == null) {
       if (recent.putIfAbsent(key, new Recent(blocks, nowNanos)) == null) {
@@ -126,6 +134,18 @@ final class HomeBook {
     double all = decayed(allRequests, allSeenNanos, nowNanos);
     // a racing update can leave the total a request behind its part
     return all <= 0 ? 1 : Math.min(1, decayed(r.requests, r.seenNanos, nowNanos) / all);
+  }
+
+  /**
+   * The share of this router's recent requests (the same decaying counts as {@link #share}) whose
+   * prefix it had routed within the window before, in {@code [0, 1]}; 1 while the count of all
+   * requests is below {@value #REPEAT_EVIDENCE}: every prefix is new to a router that has just
+   * started, which says nothing yet about whether its traffic shares them.
+   */
+  double repeatShare() {
+    double all = allRequests;
+    // both counts decay by the same factor from the same instant, so their ratio needs no time
+    return all < REPEAT_EVIDENCE ? 1 : Math.min(1, repeatRequests / all);
   }
 
   /** {@link #share} of a prefix not routed within the window. */

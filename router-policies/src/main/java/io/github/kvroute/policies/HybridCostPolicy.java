@@ -50,6 +50,18 @@ import java.util.function.ToDoubleFunction;
  * holding the deepest copy of the prompt this router knows of, since its peers send the prefix
  * there.
  *
+ * <p>With other routers on traffic that shares no prefixes (under a tenth of this router's recent
+ * requests repeat a prefix it routed within the minute: {@link HomeBook#repeatShare}) there is no
+ * copy to agree on, and the rules above cost: a home only spreads the prompts by their hash, and
+ * the queueing externality, which moves each request in proportion to its prefill by a queue
+ * every router reads from the same late report, moves every router's large prompts onto the same
+ * replicas together. There the ranking is the predicted TTFT with the staleness risk at weight 1
+ * or more (what the other routers may have sent since the report is exactly what this router
+ * cannot see, and with no prefixes to protect the risk no longer steers requests off their
+ * holders), plus pollution, and the least of it wins. Measured in docs/cost-model.md ("Unique
+ * traffic with several routers"). A router alone, and traffic that shares prefixes, keep the rules
+ * above.
+ *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
  *
@@ -70,6 +82,11 @@ import java.util.function.ToDoubleFunction;
 final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   static final String NAME = "hybrid-cost";
   private static final double TIE_MILLIS = 1e-3;
+  /**
+   * With other routers, traffic counts as sharing prefixes while at least this share of the
+   * requests repeats a prefix routed within the minute ({@link HomeBook#repeatShare}).
+   */
+  static final double SHARED_TRAFFIC_SHARE = 0.1;
 
   /** Which externalities the ranking adds to the predicted TTFT. */
   enum Externality {
@@ -94,6 +111,11 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
   private final ToDoubleFunction<String> weightOfTerm;
   /**
+   * The weights for several routers on unique traffic, by term name: {@link #weights} with the
+   * staleness risk at 1 or more; null when every weight there is 1.
+   */
+  private final ToDoubleFunction<String> uniqueWeightOfTerm;
+  /**
    * The same ranking as {@link #rankingMillis}, which the router computes with each candidate's
    * view (the same bits; {@link StandardRanking}'s notes say why it is faster).
    */
@@ -104,6 +126,10 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     this.excludeStale = excludeStale;
     this.externality = externality;
     this.weightOfTerm = termWeights(this.weights);
+    Map<CostTerm, Double> unique = new EnumMap<>(CostTerm.class);
+    unique.putAll(this.weights);
+    unique.compute(CostTerm.RISK, (term, w) -> w == null || w <= 1 ? null : w);
+    this.uniqueWeightOfTerm = unique.isEmpty() ? null : termWeights(unique);
     this.ranking = new StandardRanking(this.weights.isEmpty() ? null : weightOfTerm,
         externality.pollution, externality.queueing);
   }
@@ -150,10 +176,13 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       return RoutingDecision.rejected(RejectReason.POLICY,
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
+    // several routers on traffic that shares no prefixes: ranked apart, and no home (class notes)
+    boolean unique = PrefixHome.applies(context.peerRouters())
+        && book.repeatShare() < SHARED_TRAFFIC_SHARE;
     // the router's scores of the candidates in the list's order, or null: then candidate by
     // candidate (the same values either way)
-    double[] scores = ranking.scores(context);
-    double queueing = externality.queueing && scores == null
+    double[] scores = unique ? null : ranking.scores(context);
+    double queueing = !unique && externality.queueing && scores == null
         ? Externalities.fleetRequestsInSystem(candidates) : 0;
     CandidateView best = null;
     double bestMillis = Double.POSITIVE_INFINITY;
@@ -165,7 +194,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = scores != null ? scores[i] : rankingMillis(context, c, queueing);
+      double ms = scores != null ? scores[i]
+          : unique ? uniqueRankingMillis(context, c) : rankingMillis(context, c, queueing);
       if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
         bestMillis = ms;
@@ -179,7 +209,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         }
       }
     }
-    if (PrefixHome.applies(context.peerRouters())) {
+    if (!unique && PrefixHome.applies(context.peerRouters())) {
       if (externality.queueing && scores != null) {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
@@ -257,6 +287,19 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     }
     if (externality.queueing) {
       ms += Externalities.queueingMillis(context.request(), c, queueing);
+    }
+    return ms;
+  }
+
+  /**
+   * The ranking score of {@code c} for several routers on unique traffic: the weighted terms with
+   * the staleness risk at weight 1 or more, plus pollution; no queueing term.
+   */
+  private double uniqueRankingMillis(RoutingContext context, CandidateView c) {
+    double ms = uniqueWeightOfTerm == null ? context.estimateMillis(c)
+        : context.weightedEstimateMillis(c, uniqueWeightOfTerm);
+    if (externality.pollution) {
+      ms += Externalities.pollutionMillis(context.request(), c);
     }
     return ms;
   }

@@ -117,4 +117,28 @@ class HomeBookTest {
     assertThat(book.share(1, later)).isCloseTo(2 * old / (4 * old + 1),
         org.assertj.core.data.Offset.offset(1e-12));
   }
+
+  @Test
+  void theRepeatShareIsOneUntilThereIsEvidence_thenThePartOfRequestsWhosePrefixWasRemembered() {
+    HomeBook book = new HomeBook();
+    List<CandidateView> fleet = fleet(4);
+    assertThat(book.repeatShare()).as("before any request").isEqualTo(1.0);
+    // unique prompts, 10 ms apart: nothing repeats
+    for (int i = 0; i < HomeBook.REPEAT_EVIDENCE - 2; i++) {
+      book.home(100 + i, 10, fleet, i * 10_000_000L);
+    }
+    assertThat(book.repeatShare()).as("too few requests to tell").isEqualTo(1.0);
+    for (int i = HomeBook.REPEAT_EVIDENCE - 2; i < 200; i++) {
+      book.home(100 + i, 10, fleet, i * 10_000_000L);
+    }
+    assertThat(book.repeatShare()).as("a stream of unique prompts").isEqualTo(0.0);
+    // then four tenants' prefixes take turns: three memories on, the unique stream weighs e^-3 of
+    // what it did, and all but the tenants' first four requests repeat
+    long start = 200 * 10_000_000L;
+    long span = 3 * HomeBook.SHARE_MEMORY_SECONDS * SECOND;
+    for (long n = 0; n * 10_000_000L <= span; n++) {
+      book.home(n % 4, 10, fleet, start + n * 10_000_000L);
+    }
+    assertThat(book.repeatShare()).isGreaterThan(0.95).isLessThan(1.0);
+  }
 }

@@ -1,0 +1,86 @@
+package io.github.kvroute.policies;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.testkit.FixedRoutingContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With other routers on the fleet, hybrid-cost ranks traffic that shares no prefixes apart
+ * ({@link HybridCostPolicy#SHARED_TRAFFIC_SHARE}): the least predicted TTFT, no queueing term, no
+ * home. Alone, or on shared prefixes, it keeps its rules.
+ */
+class HybridCostUniqueTrafficTest {
+  private static final double PEERS = 2;
+
+  /**
+   * replica-0 is idle by its report but has three of this router's sends queued since, so a
+   * 1,600-token prompt (about 76 ms of prefill) there delays three requests; replica-1 reports a
+   * 40 ms queue and has none queued; replica-2 and replica-3 are far too busy.
+   */
+  private static List<CandidateView> fleet() {
+    List<CandidateView> views = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
+          .cache(0, 1_000_000).dispatchedSinceSnapshot(i == 0 ? 3 : 0)
+          .estimatedQueueMillis(i == 0 ? 0 : i == 1 ? 40 : 5_000).build());
+    }
+    return views;
+  }
+
+  private static RoutingContext context(Request request, double peers) {
+    return FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(request, fleet(), 1), peers);
+  }
+
+  private static HybridCostPolicy policy() {
+    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.ALL);
+  }
+
+  /** A policy that has routed {@code requests} requests over {@code prompts} distinct prompts. */
+  private static HybridCostPolicy after(int requests, int prompts, double peers) {
+    HybridCostPolicy policy = policy();
+    for (int i = 0; i < requests; i++) {
+      policy.route(context(TestRequests.request(1_600, 1_000 + i % prompts), peers));
+    }
+    return policy;
+  }
+
+  @Test
+  void routersOnUniquePromptsTakeTheLeastPredictedTtft_onSharedOnesTheQueueItAddsCounts() {
+    HybridCostPolicy unique = after(100, 100, PEERS);
+    HybridCostPolicy shared = after(200, 3, PEERS);
+    for (int seed = 1; seed <= 40; seed++) {
+      Request request = TestRequests.request(1_600, 10_000 + seed);
+      RoutingContext context = context(request, PEERS);
+      String leastTtft = "replica-0";
+      for (CandidateView c : context.candidates()) {
+        assertThat(context.estimateMillis(c)).as("the fleet as described")
+            .isGreaterThanOrEqualTo(context.estimateMillis(context.candidates().get(0)));
+      }
+      RoutingDecision u = unique.route(context);
+      assertThat(u.replicaId()).isEqualTo(leastTtft);
+      assertThat(u.score().getAsDouble()).as("no externality, the risk at weight 1")
+          .isEqualTo(u.cost().totalMillis());
+      RoutingDecision s = shared.route(context(request, PEERS));
+      // replica-0's three queued requests cost 3 x 76 ms more than replica-1's 40 ms queue
+      assertThat(s.replicaId()).isEqualTo("replica-1");
+      assertThat(s.score().getAsDouble()).isGreaterThanOrEqualTo(s.cost().totalMillis());
+    }
+  }
+
+  @Test
+  void aLoneRouterPricesTheQueueWhateverItsTraffic() {
+    HybridCostPolicy alone = after(100, 100, 0);
+    for (int seed = 1; seed <= 20; seed++) {
+      RoutingDecision d = alone.route(context(TestRequests.request(1_600, 10_000 + seed), 0));
+      assertThat(d.replicaId()).as("the queue it adds counts").isEqualTo("replica-1");
+    }
+  }
+}
