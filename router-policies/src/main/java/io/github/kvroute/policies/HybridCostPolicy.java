@@ -52,13 +52,15 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>With other routers on traffic that shares no prefixes (under a tenth of this router's recent
  * requests repeat a prefix it routed within the minute: {@link HomeBook#repeatShare}) there is no
- * copy to agree on, and the rules above cost: a home only spreads the prompts by their hash, and
- * the queueing externality, which moves each request in proportion to its prefill by a queue
- * every router reads from the same late report, moves every router's large prompts onto the same
- * replicas together. There the ranking is the predicted TTFT with the staleness risk at weight 1
- * or more (what the other routers may have sent since the report is exactly what this router
- * cannot see, and with no prefixes to protect the risk no longer steers requests off their
- * holders), plus pollution, and the least of it wins. Measured in docs/cost-model.md ("Unique
+ * copy to agree on, and the rules above cost: the queueing externality, which moves each request
+ * in proportion to its prefill by a queue every router reads from the same late report, moves
+ * every router's large prompts onto the same replicas together, and a home as wide as a new
+ * prefix's overrides the cheapest replica for a hash. There the ranking is the predicted TTFT with
+ * the staleness risk at weight 1 or more (what the other routers may have sent since the report
+ * is exactly what this router cannot see, and with no prefixes to protect the risk no longer
+ * steers requests off their holders), plus pollution, and home holds within
+ * {@link PrefixHome#UNIQUE_SLACK} x the best plus 10 ms: still a spread that routers reading the
+ * same report do not share, which a saturated fleet needs. Measured in docs/cost-model.md ("Unique
  * traffic with several routers"). A router alone, and traffic that shares prefixes, keep the rules
  * above.
  *
@@ -176,7 +178,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       return RoutingDecision.rejected(RejectReason.POLICY,
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
-    // several routers on traffic that shares no prefixes: ranked apart, and no home (class notes)
+    // several routers on traffic that shares no prefixes: ranked apart, a narrow home (class notes)
     boolean unique = PrefixHome.applies(context.peerRouters())
         && book.repeatShare() < SHARED_TRAFFIC_SHARE;
     // the router's scores of the candidates in the list's order, or null: then candidate by
@@ -209,11 +211,11 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         }
       }
     }
-    if (!unique && PrefixHome.applies(context.peerRouters())) {
-      if (externality.queueing && scores != null) {
+    if (PrefixHome.applies(context.peerRouters())) {
+      if (!unique && externality.queueing && scores != null) {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
-      return home(context, onlyFresh, queueing, best, bestMillis);
+      return home(context, onlyFresh, unique, queueing, best, bestMillis);
     }
     return context.routedWithEstimate(best, bestMillis);
   }
@@ -223,14 +225,15 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
    * if it costs at most the limit once credited with the deepest copy this router knows of (the
    * peers send the prefix home, so home holds what they made of it; no credit where the index
    * follows KV events, which show home's copy as it is); else the highest-ranked candidate within
-   * the limit (the best is one).
+   * the limit (the best is one). On {@code unique} traffic the limit is narrower and every
+   * candidate is ranked as {@link #uniqueRankingMillis} ranks it.
    */
-  private RoutingDecision home(RoutingContext context, boolean onlyFresh, double queueing,
-      CandidateView best, double bestMillis) {
+  private RoutingDecision home(RoutingContext context, boolean onlyFresh, boolean unique,
+      double queueing, CandidateView best, double bestMillis) {
     Request request = context.request();
     long key = PrefixHome.key(request);
-    double limit = PrefixHome.limitMillis(bestMillis,
-        PrefixHome.slack(book.share(key, context.nowNanos()), context.candidates().size()));
+    double limit = PrefixHome.limitMillis(bestMillis, unique ? PrefixHome.UNIQUE_SLACK
+        : PrefixHome.slack(book.share(key, context.nowNanos()), context.candidates().size()));
     String booked = book.home(key, request.prompt().blockCount(), context.candidates(),
         context.nowNanos());
     CandidateView home = null;
@@ -252,9 +255,9 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       }
     }
     if (home != null) {
-      double ms = rankingMillis(context, home, queueing);
+      double ms = unique ? uniqueRankingMillis(context, home) : rankingMillis(context, home, queueing);
       double credit = PrefixHome.peerCopyCreditMillis(request, home, deepest, externality.pollution,
-          externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
+          !unique && externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
       if (ms - credit <= limit) {
         return context.routedWithEstimate(home, ms);
       }
@@ -267,7 +270,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = rankingMillis(context, c, queueing);
+      double ms = unique ? uniqueRankingMillis(context, c) : rankingMillis(context, c, queueing);
       long rank = PrefixHome.rank(key, c.replicaId());
       if (ms <= limit && (within == null || rank > withinRank)) {
         within = c;

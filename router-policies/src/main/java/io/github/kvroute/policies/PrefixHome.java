@@ -60,6 +60,13 @@ final class PrefixHome {
   /** The slack for a prefix with more than a replica's share, or one not routed recently. */
   static final double SPILL_SLACK = 2;
   static final double SLACK_MILLIS = 10;
+  /**
+   * The slack on traffic that shares no prefixes (hybrid-cost's notes): enough spread that routers
+   * reading one late report do not all pick its cheapest replica, little enough to keep the cheap
+   * one. 1.1 (without the 10 ms) and none at all were measured too (docs/cost-model.md, "Unique
+   * traffic with several routers").
+   */
+  static final double UNIQUE_SLACK = 1.5;
   /** Leading blocks that name the prefix. */
   static final int KEY_BLOCKS = 8;
   /** Below this peer ratio a router counts as alone (the measured ratio's noise). */

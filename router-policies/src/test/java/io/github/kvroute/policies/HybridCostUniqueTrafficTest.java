@@ -3,9 +3,11 @@ package io.github.kvroute.policies;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.api.RoutingDecision;
+import io.github.kvroute.core.CostModel;
 import io.github.kvroute.testkit.FixedRoutingContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * With other routers on the fleet, hybrid-cost ranks traffic that shares no prefixes apart
- * ({@link HybridCostPolicy#SHARED_TRAFFIC_SHARE}): the least predicted TTFT, no queueing term, no
+ * ({@link HybridCostPolicy#SHARED_TRAFFIC_SHARE}): the predicted TTFT, no queueing term, a narrow
  * home. Alone, or on shared prefixes, it keeps its rules.
  */
 class HybridCostUniqueTrafficTest {
@@ -23,14 +25,15 @@ class HybridCostUniqueTrafficTest {
   /**
    * replica-0 is idle by its report but has three of this router's sends queued since, so a
    * 1,600-token prompt (about 76 ms of prefill) there delays three requests; replica-1 reports a
-   * 40 ms queue and has none queued; replica-2 and replica-3 are far too busy.
+   * 60 ms queue and has none queued, past the narrow home's 1.5 x 76 + 10 ms; replica-2 and
+   * replica-3 are far too busy.
    */
   private static List<CandidateView> fleet() {
     List<CandidateView> views = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
           .cache(0, 1_000_000).dispatchedSinceSnapshot(i == 0 ? 3 : 0)
-          .estimatedQueueMillis(i == 0 ? 0 : i == 1 ? 40 : 5_000).build());
+          .estimatedQueueMillis(i == 0 ? 0 : i == 1 ? 60 : 5_000).build());
     }
     return views;
   }
@@ -69,10 +72,29 @@ class HybridCostUniqueTrafficTest {
       assertThat(u.score().getAsDouble()).as("no externality, the risk at weight 1")
           .isEqualTo(u.cost().totalMillis());
       RoutingDecision s = shared.route(context(request, PEERS));
-      // replica-0's three queued requests cost 3 x 76 ms more than replica-1's 40 ms queue
+      // replica-0's three queued requests cost 3 x 76 ms more than replica-1's 60 ms queue
       assertThat(s.replicaId()).isEqualTo("replica-1");
       assertThat(s.score().getAsDouble()).isGreaterThanOrEqualTo(s.cost().totalMillis());
     }
+  }
+
+  @Test
+  void aRouterThatSawUniqueTrafficNoticesWhenItStartsSharingPrefixes() {
+    HybridCostPolicy policy = after(100, 100, PEERS);
+    assertThat(policy.route(context(TestRequests.request(1_600, 20_000), PEERS)).replicaId())
+        .isEqualTo("replica-0");
+    // the same router, now on three recurring prompts for three memories of its repeat share
+    for (int i = 0; i < 600; i++) {
+      RoutingContext context = FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(
+          TestRequests.request(1_600, i % 3), fleet(), RandomSource.seeded(1),
+          i * 100_000_000L, CostModel.defaults()), PEERS);
+      policy.route(context);
+    }
+    RoutingContext later = FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(
+        TestRequests.request(1_600, 20_001), fleet(), RandomSource.seeded(1), 600 * 100_000_000L,
+        CostModel.defaults()), PEERS);
+    assertThat(policy.route(later).replicaId()).as("the queue it adds counts again")
+        .isEqualTo("replica-1");
   }
 
   @Test
