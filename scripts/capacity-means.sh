@@ -16,15 +16,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 policies=${1:?usage: capacity-means.sh POLICY[,POLICY...]|all [SEEDS] [options...]}
 seeds=${2:-1,2,3}
 shift $(( $# >= 2 ? 2 : 1 ))
-jar="${KVROUTE_SIM_JAR:-}"
-if [[ -z "$jar" ]]; then
-  "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
-  jar="$root/examples/target/kvroute-sim.jar"
-fi
+source "$root/scripts/lib/sim.sh"
+jar=$(sim_jar "$root")
 if [[ -n "${TRACE:-}" ]]; then
   scenarios=$(basename "${TRACE#*:}")
 else
-  scenarios=${SCENARIOS:-$(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}')}
+  scenarios=$(named_scenarios "$jar")
 fi
 for scenario in $scenarios; do
   if [[ -n "${TRACE:-}" ]]; then source=(--trace "$TRACE"); else source=(--scenario "$scenario"); fi

@@ -15,12 +15,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 policy=${1:?usage: scale-check.sh POLICY [SEEDS] [options...]}
 seeds=${2:-1,2,3}
 shift $(( $# >= 2 ? 2 : 1 ))
-jar="${KVROUTE_SIM_JAR:-}"
-if [[ -z "$jar" ]]; then
-  "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
-  jar="$root/examples/target/kvroute-sim.jar"
-fi
-scenarios=${SCENARIOS:-$(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}')}
+source "$root/scripts/lib/sim.sh"
+jar=$(sim_jar "$root")
+scenarios=$(named_scenarios "$jar")
 for scenario in $scenarios; do
   for seed in ${seeds//,/ }; do
     java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \

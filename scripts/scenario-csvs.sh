@@ -5,18 +5,16 @@
 #   scripts/scenario-csvs.sh OUT_DIR [extra kvroute-sim compare options...]
 #   diff -r before/ after/          # behaviour unchanged when this prints nothing
 #
-# KVROUTE_SIM_JAR=path/to/kvroute-sim.jar runs another build (say, a worktree of an older commit).
+# KVROUTE_SIM_JAR=path/to/kvroute-sim.jar runs another build (say, a worktree of an older commit);
+# SCENARIOS="hot-prefix multi-tenant" limits the scenarios.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out=${1:?usage: scenario-csvs.sh OUT_DIR [options...]}
 shift
-jar="${KVROUTE_SIM_JAR:-}"
-if [[ -z "$jar" ]]; then
-  "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
-  jar="$root/examples/target/kvroute-sim.jar"
-fi
+source "$root/scripts/lib/sim.sh"
+jar=$(sim_jar "$root")
 mkdir -p "$out"
-for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}'); do
+for scenario in $(named_scenarios "$jar"); do
   java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
       --policies all --load-scales none --format csv --no-report "$@" 2>/dev/null \
     | awk -F, -v OFS=, '

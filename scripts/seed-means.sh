@@ -6,17 +6,15 @@
 #   scripts/seed-means.sh hybrid-cost,cache-aware 1,2,3 --option hybrid-cost.externality=none
 #
 # KVROUTE_SIM_JAR=path/to/kvroute-sim.jar compares another build (say, a worktree of an older commit).
+# SCENARIOS="hot-prefix multi-tenant" limits the scenarios.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 policies=${1:?usage: seed-means.sh POLICY[,POLICY...] [SEEDS] [options...]}
 seeds=${2:-1,2,3}
 shift $(( $# >= 2 ? 2 : 1 ))
-jar="${KVROUTE_SIM_JAR:-}"
-if [[ -z "$jar" ]]; then
-  "$root/kvroute-sim" policies >/dev/null  # builds the jar once if needed
-  jar="$root/examples/target/kvroute-sim.jar"
-fi
-for scenario in $(java -cp "$jar" io.github.kvroute.examples.KvrouteSim scenarios | awk '/^#/ {exit} {print $1}'); do
+source "$root/scripts/lib/sim.sh"
+jar=$(sim_jar "$root")
+for scenario in $(named_scenarios "$jar"); do
   for seed in ${seeds//,/ }; do
     java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
         --seed "$seed" --policies "$policies" --load-scales none --format csv --no-report "$@" \

@@ -179,8 +179,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
           "every candidate's telemetry is stale (stale=exclude)", null);
     }
     // several routers on traffic that shares no prefixes: ranked apart, a narrow home (class notes)
-    boolean unique = PrefixHome.applies(context.peerRouters())
-        && book.repeatShare() < SHARED_TRAFFIC_SHARE;
+    boolean peers = PrefixHome.applies(context.peerRouters());
+    boolean unique = peers && book.repeatShare() < SHARED_TRAFFIC_SHARE;
     // the router's scores of the candidates in the list's order, or null: then candidate by
     // candidate (the same values either way)
     double[] scores = unique ? null : ranking.scores(context);
@@ -196,8 +196,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = scores != null ? scores[i]
-          : unique ? uniqueRankingMillis(context, c) : rankingMillis(context, c, queueing);
+      double ms = scores != null ? scores[i] : rankingMillis(context, c, unique, queueing);
       if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
         bestMillis = ms;
@@ -211,7 +210,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         }
       }
     }
-    if (PrefixHome.applies(context.peerRouters())) {
+    if (peers) {
       if (!unique && externality.queueing && scores != null) {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
@@ -255,7 +254,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       }
     }
     if (home != null) {
-      double ms = unique ? uniqueRankingMillis(context, home) : rankingMillis(context, home, queueing);
+      double ms = rankingMillis(context, home, unique, queueing);
       double credit = PrefixHome.peerCopyCreditMillis(request, home, deepest, externality.pollution,
           !unique && externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
       if (ms - credit <= limit) {
@@ -270,7 +269,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = unique ? uniqueRankingMillis(context, c) : rankingMillis(context, c, queueing);
+      double ms = rankingMillis(context, c, unique, queueing);
       long rank = PrefixHome.rank(key, c.replicaId());
       if (ms <= limit && (within == null || rank > withinRank)) {
         within = c;
@@ -292,6 +291,12 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       ms += Externalities.queueingMillis(context.request(), c, queueing);
     }
     return ms;
+  }
+
+  /** {@link #uniqueRankingMillis} on {@code unique} traffic, else {@link #rankingMillis}. */
+  private double rankingMillis(RoutingContext context, CandidateView c, boolean unique,
+      double queueing) {
+    return unique ? uniqueRankingMillis(context, c) : rankingMillis(context, c, queueing);
   }
 
   /**
