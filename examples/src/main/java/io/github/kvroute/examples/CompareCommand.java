@@ -60,6 +60,12 @@ final class CompareCommand implements Callable<Integer> {
   @Option(names = "--requests", paramLabel = "N") Integer requests;
   @Option(names = "--rate-scale", paramLabel = "X") Double rateScale;
   @Option(names = "--slo-ttft-ms", paramLabel = "T") Double sloTtftMillis;
+  @Option(names = "--deadlines",
+      description = "Tell the routers the TTFT objective: requests without a budget of their own"
+          + " carry it as one, and admission rejects those predicted to miss it (default: the"
+          + " objective only measures). See docs/simulator.md.")
+  boolean deadlines;
+
   @Option(names = "--telemetry-interval-ms", paramLabel = "P") Long telemetryIntervalMillis;
   @Option(names = "--telemetry-delay-ms", paramLabel = "D") Long telemetryDelayMillis;
 
@@ -256,6 +262,9 @@ final class CompareCommand implements Callable<Integer> {
       }
       if (sloTtftMillis != null) {
         b.ttftSloMillis(sloTtftMillis);
+      }
+      if (deadlines) {
+        b.deadlines(true);
       }
       if (telemetryIntervalMillis != null) {
         b.telemetryIntervalMillis(telemetryIntervalMillis);

@@ -5,7 +5,9 @@ import static com.google.common.base.Preconditions.checkNotNull;
 
 import com.google.common.collect.ImmutableList;
 import io.github.kvroute.core.Topology;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything one simulated run needs except the policy: the fleet (replicas and their
@@ -74,6 +76,7 @@ public final class Scenario {
   private final boolean kvEvents;
   private final int routers;
   private final double ttftSloMillis;
+  private final boolean deadlines;
   private final int blockSizeTokens;
   private final int requests;
   private final long seed;
@@ -109,6 +112,7 @@ public final class Scenario {
     kvEvents = b.kvEvents;
     routers = b.routers;
     ttftSloMillis = b.ttftSloMillis;
+    deadlines = b.deadlines;
     blockSizeTokens = b.blockSizeTokens > 0 ? b.blockSizeTokens
         : b.workload.requiredBlockSizeTokens().orElse(16);
     requests = b.requests > 0 ? b.requests : b.workload.size().orElse(2_000);
@@ -153,6 +157,7 @@ public final class Scenario {
     b.kvEvents = kvEvents;
     b.routers = routers;
     b.ttftSloMillis = ttftSloMillis;
+    b.deadlines = deadlines;
     b.blockSizeTokens = blockSizeTokens;
     b.requests = requests;
     b.seed = seed;
@@ -253,6 +258,23 @@ public final class Scenario {
    */
   public double ttftSloMillis() {
     return ttftSloMillis;
+  }
+
+  /**
+   * {@return whether requests without a TTFT budget carry {@link #ttftSloMillis} as one, so that the
+   * routers' admission can reject those predicted to miss it} Default false.
+   */
+  public boolean deadlines() {
+    return deadlines;
+  }
+
+  /**
+   * {@return the TTFT budget the routers are told for {@code r}: its own, else the objective when
+   * {@link #deadlines}, else none}
+   */
+  Optional<Duration> routerBudget(SimRequest r) {
+    return r.ttftBudget().isPresent() || !deadlines ? r.ttftBudget()
+        : Optional.of(Duration.ofNanos(Math.round(ttftSloMillis * 1e6)));
   }
 
   /** {@return tokens per KV block, in the replicas and in the routers' prefix indexes} */
@@ -404,7 +426,8 @@ public final class Scenario {
     return "Scenario{" + name + ", replicas=" + replicas + ", routers=" + routers + ", requests="
         + requests + ", P=" + telemetryIntervalMillis + "ms, D=" + telemetryDelayMillis + "ms"
         + ", telemetry=" + telemetry + (kvEvents() ? ", kv-events" : "")
-        + (priorErrorFactor != 1 ? ", prior x" + priorErrorFactor : "") + ", seed=" + seed
+        + (priorErrorFactor != 1 ? ", prior x" + priorErrorFactor : "")
+        + (deadlines ? ", deadlines " + ttftSloMillis + "ms" : "") + ", seed=" + seed
         + ", rateScale=" + rateScale + "}";
   }
 }

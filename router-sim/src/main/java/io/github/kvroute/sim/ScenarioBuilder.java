@@ -27,6 +27,7 @@ public final class ScenarioBuilder {
   boolean kvEvents;
   int routers = 1;
   double ttftSloMillis = 1_000;
+  boolean deadlines;
   int blockSizeTokens;
   int requests;
   long seed = 1;
@@ -205,6 +206,21 @@ public final class ScenarioBuilder {
     once("ttftSloMillis");
     checkArgument(v > 0 && Double.isFinite(v), "ttftSloMillis: %s (expected: finite and > 0)", v);
     ttftSloMillis = v;
+    return this;
+  }
+
+  /**
+   * Whether the gateway tells the routers the TTFT objective: every request without a TTFT budget of
+   * its own carries {@link #ttftSloMillis} as one, so the routers' standard admission rejects a
+   * request predicted to miss it instead of serving it late. Default false (the routers are told no
+   * deadline; the objective only measures).
+   *
+   * @param v whether requests carry the objective as their budget
+   * @return this builder
+   */
+  public ScenarioBuilder deadlines(boolean v) {
+    once("deadlines");
+    deadlines = v;
     return this;
   }
 

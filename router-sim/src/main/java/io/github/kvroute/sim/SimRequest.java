@@ -152,13 +152,18 @@ public final class SimRequest {
 
   /** {@return the router's view of this request's first attempt} */
   public Request toRouterRequest() {
+    return toRouterRequest(ttftBudget);
+  }
+
+  /** {@return the router's view of this request's first attempt, with {@code budget} as its TTFT budget} */
+  Request toRouterRequest(Optional<Duration> budget) {
     Request.Builder b = Request.newBuilder()
         .id(id).model(model).prompt(prompt).priority(priority)
         .maxOutputTokens(maxOutputTokens).arrivalNanos(arrivalNanos);
     tenant.ifPresent(b::tenant);
     sessionId.ifPresent(b::sessionId);
     adapter.ifPresent(b::adapter);
-    ttftBudget.ifPresent(b::ttftBudget);
+    budget.ifPresent(b::ttftBudget);
     return b.build();
   }
 

@@ -280,6 +280,11 @@ final class Simulation implements ReplicaHost {
     attempt(st, null);
   }
 
+  /** The router's view of {@code r}'s first attempt, with the budget the routers are told. */
+  private Request firstAttempt(SimRequest r) {
+    return r.toRouterRequest(scenario.routerBudget(r));
+  }
+
   /** Routes {@code st}'s next attempt, or {@code hedge} (a hedge attempt) when given. */
   private void attempt(RequestState st, Request hedge) {
     if (timeLimitHit) {
@@ -289,7 +294,7 @@ final class Simulation implements ReplicaHost {
     }
     st.attempts++;
     Request request = hedge != null ? hedge : st.current != null ? st.current.nextAttempt()
-        : canary == null ? st.request.toRouterRequest() : versioned(st.request.toRouterRequest());
+        : canary == null ? firstAttempt(st.request) : versioned(firstAttempt(st.request));
     st.current = request;
     Router router = routers[st.router];
     long t0 = System.nanoTime();
