@@ -220,6 +220,25 @@ public final class Request {
   }
 
   /**
+   * {@return what is left of the TTFT budget at {@code nowNanos} on the router's {@link Ticker}:
+   * {@link #remainingBudgetMillis()} less the time since {@link #arrivalNanos()} (none when the
+   * arrival is "now"; never less for a clock read before the arrival)} Empty when the request has no
+   * budget; saturating as {@link #remainingBudgetMillis()} does.
+   *
+   * @param nowNanos the router's ticker reading
+   */
+  public OptionalLong remainingBudgetMillis(long nowNanos) {
+    OptionalLong remaining = remainingBudgetMillis();
+    if (remaining.isEmpty() || arrivalNanos.isEmpty()) {
+      return remaining;
+    }
+    long sinceArrival = Math.max(0, nowNanos - arrivalNanos.getAsLong()) / 1_000_000;
+    long left = remaining.getAsLong() - sinceArrival;
+    // saturating: a budget near Long.MIN_VALUE stays there
+    return OptionalLong.of(left > remaining.getAsLong() ? Long.MIN_VALUE : left);
+  }
+
+  /**
    * {@return when the request reached the router, on the router's {@link Ticker}; empty means
    * "now"}
    */

@@ -189,6 +189,28 @@ class RequestTest {
     assertThat(r.remainingBudgetMillis()).hasValue(remaining);
   }
 
+  @ParameterizedTest(name = "budget 600 ms, upstream 100 ms, arrival {0} ns, now {1} ns -> {2} ms")
+  @CsvSource({"0, 0, 500", "0, 350000000, 150", "1000000000, 1700000000, -200",
+      "1000000000, 0, 500"})
+  void remainingBudgetAtANowCountsTheTimeSinceArrival(long arrival, long now, long remaining) {
+    Request r = minimal().ttftBudget(Duration.ofMillis(600))
+        .upstreamElapsed(Duration.ofMillis(100)).arrivalNanos(arrival).build();
+
+    assertThat(r.remainingBudgetMillis(now)).hasValue(remaining);
+  }
+
+  @Test
+  void remainingBudgetAtANowIsTheBudgetWithoutAnArrivalAndEmptyWithoutABudget() {
+    Request noArrival = minimal().ttftBudget(Duration.ofMillis(600)).build();
+    Request noBudget = minimal().arrivalNanos(0).build();
+    Request spent = minimal().ttftBudget(Duration.ofMillis(0))
+        .upstreamElapsed(Duration.ofSeconds(Long.MAX_VALUE / 2)).arrivalNanos(0).build();
+
+    assertThat(noArrival.remainingBudgetMillis(5_000_000_000L)).hasValue(600);
+    assertThat(noBudget.remainingBudgetMillis(5_000_000_000L)).isEmpty();
+    assertThat(spent.remainingBudgetMillis(Long.MAX_VALUE)).hasValue(Long.MIN_VALUE);
+  }
+
   @Test
   void noBudgetMeansNoRemainingBudget() {
     Request r = minimal().upstreamElapsed(Duration.ofMillis(300)).build();

@@ -1,6 +1,5 @@
 package io.github.kvroute.core;
 
-import com.google.common.math.LongMath;
 import io.github.kvroute.api.AdmissionController;
 import io.github.kvroute.api.CandidateView;
 import io.github.kvroute.api.Priority;
@@ -119,7 +118,7 @@ final class DeadlineAdmission implements AdmissionController {
   /** The deadline veto: null when the request's predicted TTFT fits what is left of its budget. */
   private RoutingDecision deadlineVeto(RoutingContext context, RoutingDecision proposed) {
     Request request = context.request();
-    OptionalLong remaining = remainingBudgetMillis(request, context.nowNanos());
+    OptionalLong remaining = request.remainingBudgetMillis(context.nowNanos());
     if (remaining.isEmpty()) {
       return null;
     }
@@ -173,16 +172,6 @@ final class DeadlineAdmission implements AdmissionController {
       }
     }
     return null;
-  }
-
-  /** Budget minus upstream time minus time spent since the request reached the router. */
-  static OptionalLong remainingBudgetMillis(Request request, long nowNanos) {
-    OptionalLong remaining = request.remainingBudgetMillis();
-    if (remaining.isEmpty() || request.arrivalNanos().isEmpty()) {
-      return remaining;
-    }
-    long sinceArrival = Math.max(0, nowNanos - request.arrivalNanos().getAsLong()) / 1_000_000;
-    return OptionalLong.of(LongMath.saturatedSubtract(remaining.getAsLong(), sinceArrival));
   }
 
   /**
