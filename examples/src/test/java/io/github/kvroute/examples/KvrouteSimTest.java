@@ -171,6 +171,32 @@ class KvrouteSimTest {
         .isNotEqualTo(withoutWallClock(run(instrumented).out()));
   }
 
+  @Test
+  void deadlinesLetAdmissionShedWhatWouldBeLateAndEveryRequestIsStillAccountedFor() {
+    String[] untold = {"compare", "--scenario", "mixed-sizes", "--policies", "round-robin",
+        "--requests", "300", "--rate-scale", "3", "--load-scales", "none", "--no-report",
+        "--format", "csv"};
+    String[] told = Arrays.copyOf(untold, untold.length + 1);
+    told[untold.length] = "--deadlines";
+
+    List<String> without = run(untold).out().lines().toList();
+    Run withRun = run(told);
+    List<String> with = withRun.out().lines().toList();
+
+    assertThat(withRun.exit()).as(withRun.err()).isZero();
+    List<String> header = Arrays.asList(without.get(0).split(","));
+    String[] before = without.get(1).split(",");
+    String[] after = with.get(1).split(",");
+    int offered = header.indexOf("offered");
+    int completed = header.indexOf("completed");
+    int rejected = header.indexOf("rejected");
+    int failed = header.indexOf("failed");
+    assertThat(Long.parseLong(before[rejected])).isZero();
+    assertThat(Long.parseLong(after[rejected])).isPositive();
+    assertThat(Long.parseLong(after[completed]) + Long.parseLong(after[rejected])
+        + Long.parseLong(after[failed])).isEqualTo(Long.parseLong(after[offered]));
+  }
+
   /** The CSV without its decision_us_* columns (found by name in the header). */
   private static List<String> withoutWallClock(String csv) {
     List<String> lines = csv.lines().toList();
