@@ -1,0 +1,97 @@
+package io.github.kvroute.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.github.kvroute.api.ManualTicker;
+import io.github.kvroute.api.OutcomeStatus;
+import io.github.kvroute.api.ReplicaSnapshot;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingDecision;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class KvWaitTest {
+  /** A 4,000-token prompt planning 1,000 output tokens. */
+  private static Request.Builder request() {
+    return TestData.request("r", TestData.prompt(4_000, 1)).maxOutputTokens(1_000);
+  }
+
+  private static Request due() {
+    return request().ttftBudget(Duration.ofMillis(500)).build();
+  }
+
+  private static ReplicaSnapshot waiting(int n) {
+    return TestData.ready("a").waitingRequests(n).build();
+  }
+
+  /** A reading whose finished sends free {@code perSecond} KV tokens per second. */
+  private static LedgerReading freeing(double perSecond) {
+    LedgerReading r = new LedgerReading();
+    r.freedPerSecond = perSecond;
+    return r;
+  }
+
+  @Test
+  void missingKvOverTheFreedRate() {
+    // 4,000 prompt - 1,000 matched + 1,000 output - 2,000 free = 2,000 missing at 10,000 per second
+    double ms = KvWait.millis(request().build(), 1_000, 2_000, waiting(3), freeing(10_000));
+
+    assertThat(ms).isCloseTo(200.0, within(1e-9));
+  }
+
+  @Test
+  void aRequestWithoutDeadlineWaitsForKvOnlyOnceAQueueHasFormed() {
+    assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(0), freeing(10_000))).isZero();
+    assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(1), freeing(10_000)))
+        .isCloseTo(300.0, within(1e-9));
+    // a report without a waiting count counts as one with requests waiting
+    assertThat(KvWait.millis(request().build(), 0, 2_000, TestData.ready("a").build(),
+        freeing(10_000))).isCloseTo(300.0, within(1e-9));
+  }
+
+  @Test
+  void aRequestWithDeadlineIsPricedTheWaitBeforeAQueueForms() {
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000)))
+        .isCloseTo(300.0, within(1e-9));
+  }
+
+  @Test
+  void noWaitWhenItFitsOrNothingHasBeenFreedYet() {
+    assertThat(KvWait.millis(due(), 0, 5_000, waiting(5), freeing(10_000))).isZero();
+    assertThat(KvWait.millis(due(), 1_000, 4_000, waiting(5), freeing(10_000))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(5), freeing(0))).isZero();
+  }
+
+  /**
+   * The queue estimate a router gives replica {@code r0} for {@code next} after one of its sends
+   * there finished (so it has a freed rate) and a report then showed the KV 95% held with
+   * {@code waiting} requests waiting.
+   */
+  private static double queueThroughTheRouter(Request next, int waiting) {
+    ManualTicker ticker = new ManualTicker();
+    RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
+    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    router.onSnapshot(TestData.ready("r0").waitingRequests(0).kvUsage(0.2, 1_000)
+        .kvBlockSizeTokens(16).observedAtNanos(0).build());
+    Request first = TestData.request("first", TestData.prompt(1_000, 2)).maxOutputTokens(100)
+        .build();
+    RoutingDecision d = router.route(first);
+    ticker.advanceMillis(1_000);
+    router.onOutcome(TestData.outcome(first, d, OutcomeStatus.SUCCESS).build());
+    // 950 of 1,000 blocks of 16 tokens held: 800 tokens free
+    router.onSnapshot(TestData.ready("r0").waitingRequests(waiting).kvUsage(0.95, 1_000)
+        .kvBlockSizeTokens(16).observedAtNanos(ticker.read()).build());
+
+    router.route(next);
+
+    return policy.views.get("r0").estimatedQueueMillis();
+  }
+
+  @Test
+  void throughTheRouter_aFullKvDelaysARequestWithDeadlineBeforeAnyoneWaits() {
+    assertThat(queueThroughTheRouter(due(), 0)).isPositive();
+    assertThat(queueThroughTheRouter(request().build(), 0)).isZero();
+    assertThat(queueThroughTheRouter(request().build(), 1)).isPositive();
+  }
+}
