@@ -41,19 +41,14 @@ class KvWaitTest {
   }
 
   @Test
-  void aRequestWithoutDeadlineWaitsForKvOnlyOnceAQueueHasFormed() {
+  void onlyOnceAQueueHasFormed_deadlineOrNot() {
     assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(0), freeing(10_000))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000))).isZero();
     assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(1), freeing(10_000)))
         .isCloseTo(300.0, within(1e-9));
     // a report without a waiting count counts as one with requests waiting
     assertThat(KvWait.millis(request().build(), 0, 2_000, TestData.ready("a").build(),
         freeing(10_000))).isCloseTo(300.0, within(1e-9));
-  }
-
-  @Test
-  void aRequestWithDeadlineIsPricedTheWaitBeforeAQueueForms() {
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000)))
-        .isCloseTo(300.0, within(1e-9));
   }
 
   @Test
@@ -64,11 +59,11 @@ class KvWaitTest {
   }
 
   /**
-   * The queue estimate a router gives replica {@code r0} for {@code next} after one of its sends
-   * there finished (so it has a freed rate) and a report then showed the KV 95% held with
+   * The queue estimate a router gives replica {@code r0} for a 4,000-token request after one of
+   * its sends there finished (so it has a freed rate) and a report then showed the KV 95% held with
    * {@code waiting} requests waiting.
    */
-  private static double queueThroughTheRouter(Request next, int waiting) {
+  private static double queueThroughTheRouter(int waiting) {
     ManualTicker ticker = new ManualTicker();
     RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
     Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
@@ -83,15 +78,14 @@ class KvWaitTest {
     router.onSnapshot(TestData.ready("r0").waitingRequests(waiting).kvUsage(0.95, 1_000)
         .kvBlockSizeTokens(16).observedAtNanos(ticker.read()).build());
 
-    router.route(next);
+    router.route(request().build());
 
     return policy.views.get("r0").estimatedQueueMillis();
   }
 
   @Test
-  void throughTheRouter_aFullKvDelaysARequestWithDeadlineBeforeAnyoneWaits() {
-    assertThat(queueThroughTheRouter(due(), 0)).isPositive();
-    assertThat(queueThroughTheRouter(request().build(), 0)).isZero();
-    assertThat(queueThroughTheRouter(request().build(), 1)).isPositive();
+  void throughTheRouter_aFullKvWithRequestsWaitingDelaysTheNextRequest() {
+    assertThat(queueThroughTheRouter(0)).isZero();
+    assertThat(queueThroughTheRouter(1)).isPositive();
   }
 }
