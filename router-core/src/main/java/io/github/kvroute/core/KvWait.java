@@ -22,12 +22,9 @@ import io.github.kvroute.api.Request;
  * stock vLLM reports is what running requests hold (a freed block keeps its prefix in the free
  * queue until reused), so a report of full blocks does mean a request may wait; but before a queue
  * forms that wait is often short, and pricing it moved requests off the replicas that hold their
- * prefixes. Measured and not kept: the wait without the condition for every request (multi-tenant,
- * seeds 1-3, 115.51 to 110.07); and for requests with a deadline only, which one router gained from
- * (with {@code --deadlines}, seeds 1-10: multi-turn-chat 25.80 to 27.52, rag-long-docs 9.65 to
- * 10.45; the baselines admission judges by this estimate as much) but three routers with reports a
- * second late lost (multi-tenant 70.57 to 54.45; 59.66 with the KV freed since the report
- * deducted); docs/cost-model.md, "Past capacity: deadlines".
+ * prefixes: without the condition multi-tenant lost 5%, and for requests with a deadline alone three
+ * routers lost multi-tenant by 23% while one router gained 7-8% on multi-turn-chat and rag-long-docs
+ * (docs/cost-model.md, "Past capacity: deadlines", has the measurements).
  *
  * <p>Measured ({@code kvroute-sim compare}, default {@code vllm} telemetry and sweep, hybrid-cost
  * {@code capacity_rps}, means of seeds 1-3; without / with): multi-tenant 81.68 / 87.73,
