@@ -82,7 +82,7 @@ final class AttemptRecorder {
     if (gen >= 0 && request.prompt().blockCount() > 0) {
       IndexStore.Insert record = lease.insertRecord();
       if (index.insertRouted(record, computeEntry.slot, gen, request.prompt(),
-          computeView.matchedBlocks)) {
+          computeView.matchedBlocks, s.trace)) {
         lease.insert = record;
       }
     }

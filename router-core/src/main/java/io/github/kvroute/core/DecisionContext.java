@@ -26,6 +26,8 @@ final class DecisionContext extends StandardContext {
   long[] mask = new long[1];
   long[] alive = new long[1];
   int[] matchedBySlot = new int[64];
+  /** Where the index walk found the prompt's leading blocks, for the routed insert. */
+  final WalkTrace trace = new WalkTrace();
   /** An explanation's dry run: breakers are only peeked at, and nothing is reserved. */
   boolean dryRun;
   /** The largest peer count the candidates' ledgers last learnt (0 for a router alone). */
@@ -79,6 +81,7 @@ final class DecisionContext extends StandardContext {
       matchedBySlot = new int[Math.max(slots, matchedBySlot.length * 2)];
     }
     viewCount = 0;
+    trace.clear();
     peers = 0;
     rankingPrepared = false;
     weightsOf = null;
@@ -96,6 +99,7 @@ final class DecisionContext extends StandardContext {
    */
   void end() {
     request = null;
+    trace.clear();
     rankingPrepared = false;
     weightsOf = null;
     otherWeightsOf = null;

@@ -184,7 +184,7 @@ final class DecisionPipeline {
     PromptKey prompt = request.prompt();
     boolean anyMatchable = views.collect(s, members, request, now, maskWords);
     if (anyMatchable && prompt.blockCount() > 0) {
-      index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot);
+      index.match(prompt, s.mask, maskWords, s.alive, s.matchedBySlot, s.trace);
     }
     boolean matched = anyMatchable && prompt.blockCount() > 0;
     // one mean for the whole decision (a concurrent route may move it; the candidates share one)

@@ -166,7 +166,16 @@ final class IndexStore {
 
   /** Touches the first {@code count} keys, the last first, as one block each would be. */
   private void touchAll(int slot, long[] keys, int count) {
-    for (int g = groups.resolve(keys, count, true) - 1; g >= 0; g--) {
+    touchAll(slot, keys, count, null, 0);
+  }
+
+  /**
+   * {@link #touchAll(int, long[], int)}, the first {@code known} keys' positions taken from
+   * {@code trace} ({@link KeyGroups#resolve(long[], int, WalkTrace, int)}); only the keys from
+   * {@code known} on need be in {@code keys}.
+   */
+  private void touchAll(int slot, long[] keys, int count, WalkTrace trace, int known) {
+    for (int g = groups.resolve(keys, count, trace, known) - 1; g >= 0; g--) {
       touchRange(slot, groups.at(g), groups.at(g) + groups.length(g));
     }
     residency.maintain();
@@ -426,6 +435,11 @@ final class IndexStore {
     private boolean lent;
     /** The rollback command last made for it, reused while none went to the buffer. */
     private Rollback rollback;
+    /**
+     * The submitting thread's walk of the prompt, or null: read only if this insert is applied
+     * before {@link #set} returns to that thread's next decision, so never once lent.
+     */
+    private WalkTrace trace;
 
     Insert() {}
 
@@ -435,6 +449,14 @@ final class IndexStore {
      * @throws IllegalStateException if it is not {@link #reusable}
      */
     void set(int slot, int gen, PromptKey prompt, int matchedBlocks) {
+      set(slot, gen, prompt, matchedBlocks, null);
+    }
+
+    /**
+     * {@link #set(int, int, PromptKey, int)}, with the submitting thread's walk of {@code prompt}
+     * (or null), which the insert uses if it is applied at once ({@link WalkTrace}).
+     */
+    void set(int slot, int gen, PromptKey prompt, int matchedBlocks, WalkTrace trace) {
       if (lent) {
         throw new IllegalStateException(
             "insert: lent to the buffer (expected: a record no buffered command holds)");
@@ -446,6 +468,7 @@ final class IndexStore {
       this.count = 0;
       this.tickStart = 0;
       this.speculative = false;
+      this.trace = trace;
     }
 
     /** Whether {@link #set} may reuse it: neither it nor a rollback of it went to the buffer. */
@@ -456,11 +479,14 @@ final class IndexStore {
     /** Lets go of the prompt it references, so that a record kept for reuse holds no request's keys. */
     void clear() {
       prompt = null;
+      trace = null;
     }
 
     @Override
     void lentToBuffer() {
       lent = true;
+      // applied later, maybe by another thread: the submitter's scratch will have moved on
+      trace = null;
     }
 
     /** Its rollback command, {@code onlySpeculative} or not: the last one, unless that was lent. */
@@ -499,11 +525,15 @@ final class IndexStore {
       tickStart = ix.tick + 1;
       // deepest first, so the root is the most recent and eviction trims leaves first; a prefix the
       // slot already holds moves to the head a run at a time
+      WalkTrace walked = trace;
+      trace = null;
+      // the leading blocks the routing thread's walk found, if no compaction came since
+      int known = walked == null ? 0 : walked.usable(prompt, ix.table.compactions(), count);
       long[] keys = ix.groups.keyScratch(count);
-      for (int i = 0; i < count; i++) {
+      for (int i = known; i < count; i++) {
         keys[i] = prompt.blockHash(i); // not blockHashes(), a copy per routed prompt
       }
-      ix.touchAll(slot, keys, count);
+      ix.touchAll(slot, keys, count, walked, known);
       // on an exact slot too: the engine makes room for the routed prefill by evicting its least
       // recently used blocks, and its removal events say so only once that prefill runs
       ix.enforceCapacity(slot);

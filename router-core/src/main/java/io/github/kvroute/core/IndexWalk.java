@@ -47,11 +47,20 @@ final class IndexWalk {
    */
   static boolean match(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
       long[] alive, int[] matchedOut) {
+    return match(table, prompt, candidates, maskWords, alive, matchedOut, null);
+  }
+
+  /**
+   * {@link #match(RunTable, PromptKey, long[], int, long[], int[])}, recording in {@code trace} (if
+   * not null) where the last walk found the prompt's leading blocks.
+   */
+  static boolean match(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
+      long[] alive, int[] matchedOut, WalkTrace trace) {
     SeqLock rewrites = table.rewrites();
     for (int attempt = 0; attempt <= RETRIES; attempt++) {
       long version = rewrites.beginRead();
       if ((version & 1) == 0) {
-        walk(table, prompt, candidates, maskWords, alive, matchedOut);
+        walk(table, prompt, candidates, maskWords, alive, matchedOut, trace);
         if (rewrites.unchanged(version)) {
           return true;
         }
@@ -66,7 +75,7 @@ final class IndexWalk {
    * writes every candidate's result, so a walk again overwrites them all.
    */
   static void walk(RunTable table, PromptKey prompt, long[] candidates, int maskWords,
-      long[] alive, int[] matchedOut) {
+      long[] alive, int[] matchedOut, WalkTrace trace) {
     System.arraycopy(candidates, 0, alive, 0, maskWords);
     int n = prompt.blockCount();
     int i = 0;
@@ -75,6 +84,9 @@ final class IndexWalk {
       any |= alive[w] != 0;
     }
     RunTable.View view = table.view();
+    if (trace != null) {
+      trace.begin(prompt, view.layout);
+    }
     // a prompt's second block is often where a probe is next needed (past a shared first block, a
     // run of its own): its table position is loaded now, so that miss overlaps the first probe's
     long touched = any && n > 1 ? view.touch(prompt.blockHash(1)) : 0;
@@ -93,9 +105,17 @@ final class IndexWalk {
         if (++refreshes > 2) {
           break;
         }
+        int layout = view.layout;
         view = table.view();
+        if (trace != null && view.layout != layout) {
+          // positions found in arrays of another compaction may have moved since
+          trace.clear();
+        }
         b = view.find(prompt.blockHash(i));
         continue;
+      }
+      if (trace != null) {
+        trace.found(i, b);
       }
       any = false;
       for (int w = 0; w < maskWords; w++) {
@@ -146,6 +166,9 @@ final class IndexWalk {
         matchedOut[(w << 6) + Long.numberOfTrailingZeros(a)] = i;
         a &= a - 1;
       }
+    }
+    if (trace != null) {
+      trace.end(i);
     }
   }
 }

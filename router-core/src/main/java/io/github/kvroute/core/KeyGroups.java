@@ -87,12 +87,49 @@ final class KeyGroups {
    * stretch, each a cache miss, overlap.
    */
   int resolve(long[] keys, int count, boolean append) {
+    return resolve(keys, count, append, 0, -1, 0);
+  }
+
+  /**
+   * {@link #resolve(long[], int, boolean)} with {@code append}, the first {@code known} keys' arena
+   * positions taken from {@code trace} ({@link WalkTrace#usable} of them) instead of found and
+   * compared again: the same groups, as a run of positions is one group either way. Only the keys
+   * from {@code known} on are read from {@code keys}.
+   */
+  int resolve(long[] keys, int count, WalkTrace trace, int known) {
     int groups = 0;
     int prev = -1;
-    int i = 0;
+    for (int k = 0, n = known == 0 ? 0 : trace.stretches(); k < n; k++) {
+      int from = trace.from(k);
+      if (from >= known) {
+        break;
+      }
+      int b = trace.at(k);
+      if (groups == 0 || b != prev + 1) {
+        groups = startGroup(groups, from, b);
+      }
+      int to = k + 1 < n ? Math.min(trace.from(k + 1), known) : known;
+      prev = b + (to - from) - 1;
+    }
+    return resolve(keys, count, true, groups, prev, known);
+  }
+
+  /** Group {@code groups} starts at key {@code i}, arena position {@code b}; returns the groups. */
+  private int startGroup(int groups, int i, int b) {
+    if (groups + 1 >= first.length) {
+      first = Arrays.copyOf(first, Math.max(groups + 2, first.length * 2));
+      at = Arrays.copyOf(at, first.length);
+    }
+    first[groups] = i;
+    at[groups] = b;
+    return groups + 1;
+  }
+
+  /** The resolution from key {@code i}, with {@code groups} groups before it ending at {@code prev}. */
+  private int resolve(long[] keys, int count, boolean append, int groups, int prev, int i) {
     // the first keys' table positions too: a command's first probe is as likely to miss
-    int touchedTo = Math.min(count, LOOKAHEAD);
-    touched += table.touch(keys, 0, touchedTo);
+    int touchedTo = Math.min(count, i + LOOKAHEAD);
+    touched += table.touch(keys, i, touchedTo);
     while (i < count) {
       long k = keys[i];
       int b = table.find(k);
@@ -111,13 +148,7 @@ final class KeyGroups {
       // right after the previous appended one), or another unknown key
       boolean continues = groups > 0 && (b >= 0 ? prev >= 0 && b == prev + 1 : prev < 0);
       if (!continues) {
-        if (groups + 1 >= first.length) {
-          first = Arrays.copyOf(first, Math.max(groups + 2, first.length * 2));
-          at = Arrays.copyOf(at, first.length);
-        }
-        first[groups] = i;
-        at[groups] = b;
-        groups++;
+        groups = startGroup(groups, i, b);
       }
       i++;
       if (b >= 0) {

@@ -226,10 +226,20 @@ final class PrefixIndex {
    * {@value IndexWalk#RETRIES} + 1 times: it then walks under the write lock.
    */
   void match(PromptKey prompt, long[] candidates, int maskWords, long[] alive, int[] matchedOut) {
-    if (!IndexWalk.match(table, prompt, candidates, maskWords, alive, matchedOut)) {
+    match(prompt, candidates, maskWords, alive, matchedOut, null);
+  }
+
+  /**
+   * {@link #match(PromptKey, long[], int, long[], int[])}, recording in {@code trace} (if not null)
+   * where the prompt's leading blocks are, for the routed insert that may follow on this thread
+   * ({@link #insertRouted(IndexStore.Insert, int, int, PromptKey, int, WalkTrace)}).
+   */
+  void match(PromptKey prompt, long[] candidates, int maskWords, long[] alive, int[] matchedOut,
+      WalkTrace trace) {
+    if (!IndexWalk.match(table, prompt, candidates, maskWords, alive, matchedOut, trace)) {
       writeLock.lock();
       try {
-        IndexWalk.walk(table, prompt, candidates, maskWords, alive, matchedOut);
+        IndexWalk.walk(table, prompt, candidates, maskWords, alive, matchedOut, trace);
       } finally {
         writeLock.unlock();
       }
@@ -255,7 +265,17 @@ final class PrefixIndex {
    */
   boolean insertRouted(IndexStore.Insert record, int slot, int gen, PromptKey prompt,
       int matchedBlocks) {
-    record.set(slot, gen, prompt, matchedBlocks);
+    return insertRouted(record, slot, gen, prompt, matchedBlocks, null);
+  }
+
+  /**
+   * {@link #insertRouted(IndexStore.Insert, int, int, PromptKey, int)} after this thread's walk of
+   * {@code prompt} recorded in {@code trace} (or null): applied at once, the insert starts from the
+   * positions the walk found if no compaction came between ({@link WalkTrace}).
+   */
+  boolean insertRouted(IndexStore.Insert record, int slot, int gen, PromptKey prompt,
+      int matchedBlocks, WalkTrace trace) {
+    record.set(slot, gen, prompt, matchedBlocks, trace);
     return submit(record);
   }
 

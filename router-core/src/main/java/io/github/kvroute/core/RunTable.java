@@ -112,13 +112,19 @@ final class RunTable {
     final long[] runs;
     final int stride;
     final int blocks;
+    /**
+     * The compactions before these arrays were published: positions read in views of one count
+     * stay true until the next compaction ({@link WalkTrace}).
+     */
+    final int layout;
 
-    View(long[] arena, long[] table, long[] runs, int stride) {
+    View(long[] arena, long[] table, long[] runs, int stride, int layout) {
       this.arena = arena;
       this.table = table;
       this.runs = runs;
       this.stride = stride;
       this.blocks = arena.length >>> 1;
+      this.layout = layout;
     }
 
     /** The arena position holding {@code key} (live or dead), or -1. */
@@ -198,7 +204,7 @@ final class RunTable {
   }
 
   private void publish() {
-    view = new View(arena, table, runs, stride);
+    view = new View(arena, table, runs, stride, compactions);
   }
 
   // ------------------------------------------------------------------------------ writer reads

@@ -48,6 +48,23 @@ final class IndexHarness {
     return match(prompt, new int[] {slot})[0];
   }
 
+  /**
+   * A routed insert as the router makes it: a walk of {@code prompt} over {@code candidates} with a
+   * trace, then the insert given that trace. The insert, or null if the index dropped it.
+   */
+  static IndexStore.Insert insertAfterWalk(PrefixIndex index, int slot, int gen, PromptKey prompt,
+      int matchedBlocks, int... candidates) {
+    int words = index.words();
+    long[] mask = new long[words];
+    for (int s : candidates) {
+      mask[s >>> 6] |= 1L << s;
+    }
+    WalkTrace trace = new WalkTrace();
+    index.match(prompt, mask, words, new long[words], new int[words << 6], trace);
+    IndexStore.Insert record = new IndexStore.Insert();
+    return index.insertRouted(record, slot, gen, prompt, matchedBlocks, trace) ? record : null;
+  }
+
   /** The first {@code n} block keys of {@code prompt}, or the ones at {@code positions}. */
   static long[] keys(PromptKey prompt, int... positions) {
     long[] k = new long[positions.length];

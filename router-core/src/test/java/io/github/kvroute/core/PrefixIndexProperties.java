@@ -26,7 +26,11 @@ class PrefixIndexProperties {
   sealed interface Op
       permits Insert, Stored, Removed, Cleared, Reset, Capacity, Rollback, EndSpeculation {}
 
-  record Insert(int slot, int prompt, boolean stale) implements Op {}
+  /**
+   * {@code walk}: 0 inserts without a walk's trace; 1 after a walk over the slot alone, 2 over every
+   * slot (as the router inserts, after its walk over the candidates).
+   */
+  record Insert(int slot, int prompt, boolean stale, int walk) implements Op {}
 
   /** {@code positions}: a bit set over the prompt's blocks (the engine's blocks, with gaps). */
   record Stored(int slot, int prompt, long positions, boolean stale) implements Op {}
@@ -58,7 +62,8 @@ class PrefixIndexProperties {
     Arbitrary<Boolean> stale = Arbitraries.of(false, false, false, true);
     Arbitrary<Long> positions = Arbitraries.longs().between(0, 127);
     Arbitrary<Op> op = Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(6, Combinators.combine(slot, prompt, stale).as(Insert::new)),
+        net.jqwik.api.Tuple.of(6, Combinators.combine(slot, prompt, stale,
+            Arbitraries.integers().between(0, 2)).as(Insert::new)),
         net.jqwik.api.Tuple.of(3, Combinators.combine(slot, prompt, positions, stale)
             .as(Stored::new)),
         net.jqwik.api.Tuple.of(2, Combinators.combine(slot, prompt, positions, stale)
@@ -201,7 +206,7 @@ class PrefixIndexProperties {
     for (Op op : ops) {
       Op moved = op;
       if (op instanceof Insert o) {
-        moved = new Insert(first + o.slot() % 2, o.prompt(), o.stale());
+        moved = new Insert(first + o.slot() % 2, o.prompt(), o.stale(), o.walk());
       } else if (op instanceof Stored o) {
         moved = new Stored(first + o.slot() % 2, o.prompt(), o.positions(), o.stale());
       } else if (op instanceof Removed o) {
@@ -225,7 +230,11 @@ class PrefixIndexProperties {
       PromptKey p = prompts.get(o.prompt() % prompts.size());
       int matched = model.match(p, s);
       int g = o.stale() ? staleGen(oldGens.get(s)) : gen[s];
-      IndexStore.Insert command = ix.insertRouted(slotIds[s], g, p, matched);
+      IndexStore.Insert command = switch (o.walk()) {
+        case 1 -> IndexHarness.insertAfterWalk(ix, slotIds[s], g, p, matched, slotIds[s]);
+        case 2 -> IndexHarness.insertAfterWalk(ix, slotIds[s], g, p, matched, slotIds);
+        default -> ix.insertRouted(slotIds[s], g, p, matched);
+      };
       boolean accepted = !o.stale();
       // on an exact slot the insert is speculative: kept until its attempt ends; like any insert it
       // trims the slot to the mirrored capacity (the engine evicts to make room for the prefill)

@@ -44,7 +44,11 @@ class RunIndexModelProperties {
 
   record Capacity(int slot, int blocks) implements Op {}
 
-  record Insert(int slot, int prompt) implements Op {}
+  /**
+   * {@code walk}: 0 inserts without a walk's trace; 1 after a walk over the slot alone, 2 over every
+   * slot (as the router inserts, after its walk over the candidates).
+   */
+  record Insert(int slot, int prompt, int walk) implements Op {}
 
   /** Rolls back ({@code speculationOnly} false) or ends the attempt of an earlier insert. */
   record Undo(int insert, boolean speculationOnly) implements Op {}
@@ -116,7 +120,8 @@ class RunIndexModelProperties {
         Tuple.of(weights[3], slot.map(Reset::new)),
         Tuple.of(weights[4], Combinators.combine(slot, Arbitraries.integers().between(1, maxCapacity))
             .as(Capacity::new)),
-        Tuple.of(weights[5], Combinators.combine(slot, prompt).as(Insert::new)),
+        Tuple.of(weights[5], Combinators.combine(slot, prompt,
+            Arbitraries.integers().between(0, 2)).as(Insert::new)),
         Tuple.of(weights[6], Combinators.combine(Arbitraries.integers().between(0, 50),
             Arbitraries.of(true, false)).as(Undo::new)));
   }
@@ -183,7 +188,11 @@ class RunIndexModelProperties {
         int s = o.slot();
         PromptKey p = prompts.get(o.prompt() % prompts.size());
         int matched = ref.match(p, s);
-        IndexStore.Insert command = ix.insertRouted(slotIds[s], gen[s], p, matched);
+        IndexStore.Insert command = switch (o.walk()) {
+          case 1 -> IndexHarness.insertAfterWalk(ix, slotIds[s], gen[s], p, matched, slotIds[s]);
+          case 2 -> IndexHarness.insertAfterWalk(ix, slotIds[s], gen[s], p, matched, slotIds);
+          default -> ix.insertRouted(slotIds[s], gen[s], p, matched);
+        };
         int count = (int) Math.min(p.blockCount(), ref.capacity[s]);
         Object by = new Object();
         for (int i = count - 1; i >= 0; i--) {
@@ -407,7 +416,7 @@ class RunIndexModelProperties {
       } else if (op instanceof Capacity o) {
         moved = new Capacity(slot, o.blocks());
       } else if (op instanceof Insert o) {
-        moved = new Insert(slot, o.prompt());
+        moved = new Insert(slot, o.prompt(), o.walk());
       }
       out.add(moved);
     }
