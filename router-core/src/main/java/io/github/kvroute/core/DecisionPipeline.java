@@ -192,19 +192,24 @@ final class DecisionPipeline {
     StandardRanking ranked = ranking;
     s.ranking = ranked;
     double[] weights = ranked == null ? null : ranked.weights(s);
+    boolean anyVetoed = false;
     for (int i = 0; i < s.viewCount; i++) {
       MutableView v = s.views[i];
       views.fill(v, request, now, matched, s, maskWords, meanMillis);
       // the estimate right after the view's fill, while its fields are in the cache: a term reads
       // only its request and candidate, so no view's terms depend on another's fill
       v.standardMillis = estimate.fill(request, v);
+      anyVetoed |= v.standardMillis == Double.POSITIVE_INFINITY;
       if (ranked != null) {
         // and the policy's ranking of it likewise (StandardRanking's notes)
         ranked.prepare(request, v, weights);
       }
     }
     s.rankingPrepared = ranked != null;
-    CandidateViews.vetoInfinite(s);
+    if (anyVetoed) {
+      // usually none: the pass over every view is skipped
+      CandidateViews.vetoInfinite(s);
+    }
     Lease earlier = request.attempt() > 1
         ? leases.olderOpen(request.id(), request.attempt()) : null;
     if (earlier != null) {
