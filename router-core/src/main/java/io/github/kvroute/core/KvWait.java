@@ -18,20 +18,32 @@ import io.github.kvroute.api.Request;
  * since. The wait is the larger of this and the prefill queue (the queue ahead waits for the same
  * KV).
  *
- * <p>Only a replica whose report shows requests waiting counts as held up by its KV. The used KV a
- * stock vLLM reports is what running requests hold (a freed block keeps its prefix in the free
- * queue until reused), so a report of full blocks does mean a request may wait; but before a queue
- * forms that wait is often short, and pricing it moved requests off the replicas that hold their
- * prefixes: without the condition multi-tenant lost 5%, and for requests with a deadline alone three
- * routers lost multi-tenant by 23% while one router gained 7-8% on multi-turn-chat and rag-long-docs
- * (docs/cost-model.md, "Past capacity: deadlines", has the measurements).
+ * <p><b>When it counts.</b> In general only on a replica whose report shows requests waiting. The
+ * used KV a stock vLLM reports is what running requests hold (a freed block keeps its prefix in the
+ * free queue until reused), so a report of full blocks does mean a request may wait; but before a
+ * queue forms that wait is often short, and pricing it moved tenants off the replicas that hold
+ * their prompts (multi-tenant lost 5%).
+ *
+ * <p>The exception is a request with a deadline ({@link Request#ttftBudget()}) at a router with no
+ * peers: there the wait decides whether the request makes its deadline, admission has to see it,
+ * and past capacity it is long (on {@code rag-long-docs} at twice its rate, hybrid-cost under
+ * {@code --deadlines}, 481 of 1,080 admitted requests found the KV full while they waited, 1.7 s on
+ * average, 90 of them after arriving at an empty queue, which a waiting count cannot show). With
+ * peers the freed rate is this router's own times {@code 1 + peers}, which undercounts a replica
+ * whose tenants arrive mostly through other routers; the wait it prices there is too long and
+ * admission rejects what would have made it (three routers, {@code --deadlines}: multi-tenant 70.57
+ * with the waiting-count condition, 54.45 without). So with peers the condition holds for every
+ * request. docs/cost-model.md, "Past capacity: deadlines", has the measurements.
  *
  * <p>Measured ({@code kvroute-sim compare}, default {@code vllm} telemetry and sweep, hybrid-cost
  * {@code capacity_rps}, means of seeds 1-3; without / with): multi-tenant 81.68 / 87.73,
  * stale-telemetry 130.87 / 132.84 (at {@code --telemetry-delay-ms 1000}: 117.30 / 121.28), overload
  * 33.98 / 35.02, multi-turn-chat 21.60 / 21.74, rag-long-docs 8.46 / 8.49, hot-prefix 66.52 / 66.57,
  * mixed-sizes 41.34 / 41.06 (with {@code --routers 3 --telemetry-delay-ms 1000}: 34.99 / 34.97).
- * Without the waiting-count condition it lost multi-tenant (79.40) and mixed-sizes (40.51).
+ * Without the waiting-count condition it lost multi-tenant (79.40) and mixed-sizes (40.51). With
+ * deadlines ({@code --deadlines}, seeds 1-10, hybrid-cost; waiting count always required / not for
+ * a request with a deadline at a router alone): multi-turn-chat 25.80 / 27.52, rag-long-docs
+ * 9.65 / 10.45, the other scenarios within 1%, and with three routers no change.
  *
  * <p>Thread-safety: stateless.
  */
@@ -39,8 +51,9 @@ final class KvWait {
   private KvWait() {}
 
   /**
-   * The wait in milliseconds; 0 when the request fits, nothing is waiting there, or no finished send
-   * has been seen yet; the rate is {@code books}' freed tokens per second.
+   * The wait in milliseconds; 0 when the request fits, no finished send has been seen yet, or
+   * nothing is waiting there (unless the request has a deadline and the router no peers); the rate
+   * is {@code books}' freed tokens per second.
    */
   static double millis(Request request, int matchedTokens, long freeKvTokens, ReplicaSnapshot snap,
       LedgerReading books) {
@@ -50,9 +63,15 @@ final class KvWait {
       return 0; // the usual case: the freed rate (an exponential to compute) is not needed
     }
     double freedTokensPerSecond = books.freedTokensPerSecond();
-    if (freedTokensPerSecond <= 0 || snap.waitingRequests().orElse(1) <= 0) {
+    if (freedTokensPerSecond <= 0 || !alwaysCounts(request, books)
+        && snap.waitingRequests().orElse(1) <= 0) {
       return 0;
     }
     return 1000.0 * deficit / freedTokensPerSecond;
+  }
+
+  /** Whether the wait counts before a queue forms: a request with a deadline at a router alone. */
+  private static boolean alwaysCounts(Request request, LedgerReading books) {
+    return books.peers <= 0 && request.ttftBudget().isPresent();
   }
 }

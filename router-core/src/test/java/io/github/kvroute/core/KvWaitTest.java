@@ -40,15 +40,38 @@ class KvWaitTest {
     assertThat(ms).isCloseTo(200.0, within(1e-9));
   }
 
+  /** A reading that also saw {@code peers} other routers' worth of traffic. */
+  private static LedgerReading freeing(double perSecond, double peers) {
+    LedgerReading r = freeing(perSecond);
+    r.peers = peers;
+    return r;
+  }
+
   @Test
-  void onlyOnceAQueueHasFormed_deadlineOrNot() {
+  void withoutADeadline_onlyOnceAQueueHasFormed() {
     assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(0), freeing(10_000))).isZero();
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000))).isZero();
     assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(1), freeing(10_000)))
         .isCloseTo(300.0, within(1e-9));
     // a report without a waiting count counts as one with requests waiting
     assertThat(KvWait.millis(request().build(), 0, 2_000, TestData.ready("a").build(),
         freeing(10_000))).isCloseTo(300.0, within(1e-9));
+  }
+
+  @Test
+  void withADeadlineAtARouterAlone_beforeAQueueForms() {
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000)))
+        .isCloseTo(300.0, within(1e-9));
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000, 0)))
+        .isCloseTo(300.0, within(1e-9));
+  }
+
+  @Test
+  void withADeadlineAndPeers_onlyOnceAQueueHasFormed() {
+    // the freed rate scaled by the peers undercounts where their traffic dominates
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000, 2))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000, 0.5))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, waiting(2), freeing(10_000, 2)))
+        .isCloseTo(300.0, within(1e-9));
   }
 
   @Test
@@ -64,9 +87,14 @@ class KvWaitTest {
    * {@code waiting} requests waiting.
    */
   private static double queueThroughTheRouter(int waiting) {
+    return queueThroughTheRouter(waiting, request().build(), Router.newBuilder());
+  }
+
+  /** As above, for {@code next} through a router {@code builder} configures. */
+  private static double queueThroughTheRouter(int waiting, Request next, Router.Builder builder) {
     ManualTicker ticker = new ManualTicker();
     RecordingPolicy policy = new RecordingPolicy(new LeastEstimatePolicy());
-    Router router = Router.newBuilder().policy(policy).ticker(ticker).build();
+    Router router = builder.policy(policy).ticker(ticker).build();
     router.onSnapshot(TestData.ready("r0").waitingRequests(0).kvUsage(0.2, 1_000)
         .kvBlockSizeTokens(16).observedAtNanos(0).build());
     Request first = TestData.request("first", TestData.prompt(1_000, 2)).maxOutputTokens(100)
@@ -78,7 +106,7 @@ class KvWaitTest {
     router.onSnapshot(TestData.ready("r0").waitingRequests(waiting).kvUsage(0.95, 1_000)
         .kvBlockSizeTokens(16).observedAtNanos(ticker.read()).build());
 
-    router.route(request().build());
+    router.route(next);
 
     return policy.views.get("r0").estimatedQueueMillis();
   }
@@ -87,5 +115,12 @@ class KvWaitTest {
   void throughTheRouter_aFullKvWithRequestsWaitingDelaysTheNextRequest() {
     assertThat(queueThroughTheRouter(0)).isZero();
     assertThat(queueThroughTheRouter(1)).isPositive();
+  }
+
+  @Test
+  void throughTheRouter_aDeadlineCountsTheWaitBeforeAQueueOnlyAtARouterAlone() {
+    assertThat(queueThroughTheRouter(0, due(), Router.newBuilder())).isPositive();
+    assertThat(queueThroughTheRouter(0, due(), Router.newBuilder().peerRouters(2))).isZero();
+    assertThat(queueThroughTheRouter(1, due(), Router.newBuilder().peerRouters(2))).isPositive();
   }
 }
