@@ -31,19 +31,15 @@ import io.github.kvroute.api.Request;
  * average, 90 of them after arriving at an empty queue, which a waiting count cannot show). With
  * peers the freed rate is this router's own times {@code 1 + peers}, which undercounts a replica
  * whose tenants arrive mostly through other routers; the wait it prices there is too long and
- * admission rejects what would have made it (three routers, {@code --deadlines}: multi-tenant 70.57
- * with the waiting-count condition, 54.45 without). So with peers the condition holds for every
- * request. docs/cost-model.md, "Past capacity: deadlines", has the measurements.
+ * admission rejects what would have made it. So with peers the condition holds for every request.
+ * docs/cost-model.md, "Past capacity: deadlines", has the measurements of both.
  *
  * <p>Measured ({@code kvroute-sim compare}, default {@code vllm} telemetry and sweep, hybrid-cost
  * {@code capacity_rps}, means of seeds 1-3; without / with): multi-tenant 81.68 / 87.73,
  * stale-telemetry 130.87 / 132.84 (at {@code --telemetry-delay-ms 1000}: 117.30 / 121.28), overload
  * 33.98 / 35.02, multi-turn-chat 21.60 / 21.74, rag-long-docs 8.46 / 8.49, hot-prefix 66.52 / 66.57,
  * mixed-sizes 41.34 / 41.06 (with {@code --routers 3 --telemetry-delay-ms 1000}: 34.99 / 34.97).
- * Without the waiting-count condition it lost multi-tenant (79.40) and mixed-sizes (40.51). With
- * deadlines ({@code --deadlines}, seeds 1-10, hybrid-cost; waiting count always required / not for
- * a request with a deadline at a router alone): multi-turn-chat 25.80 / 27.52, rag-long-docs
- * 9.65 / 10.45, the other scenarios within 1%, and with three routers no change.
+ * Without the waiting-count condition it lost multi-tenant (79.40) and mixed-sizes (40.51).
  *
  * <p>Thread-safety: stateless.
  */
