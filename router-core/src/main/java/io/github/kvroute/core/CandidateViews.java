@@ -131,12 +131,14 @@ final class CandidateViews {
     v.kvTransferMillis = v.decodeRole ? costModel.kvTransferMillis(request.promptTokens()) : 0;
     if (v.reportsKv) {
       // a decode replica's reservations: disaggregated attempts whose KV is still on its way
-      long used =
-          LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
+      long used = LongMath.saturatedAdd(v.reportedKvTokens,
+          r.sinceOutstandingTokens + r.decodeReservedTokens);
       v.freeKvTokens = Math.max(0, v.kvCapacityTokens - used);
       v.kvUtilization = Math.min(1.0, (double) used / v.kvCapacityTokens);
+      long open = v.kvCapacityTokens
+          - LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
-          KvWait.millis(request, v.matchedTokens, v.freeKvTokens, snap, r));
+          KvWait.millis(request, v.matchedTokens, v.freeKvTokens, open, snap, r));
     } else {
       v.freeKvTokens = -1;
       v.kvUtilization = -1;

@@ -67,6 +67,7 @@ final class DispatchLedger {
   private int sinceCount;
   @GuardedBy("this")
   private long sinceOutstandingTokens;
+  /** The KV the sends since add: prompts' unmatched parts and outputs (see {@link Lease#newKvTokens}). */
   @GuardedBy("this")
   private long sinceKvTokens;
   /**
@@ -218,7 +219,7 @@ final class DispatchLedger {
     // it is one of the sends since the report once it has a leaf, which both branches below give it
     sinceCount++;
     sinceOutstandingTokens += lease.outstandingTokens();
-    sinceKvTokens += lease.outstandingTokens();
+    sinceKvTokens += lease.newKvTokens();
     long t = lease.dispatchedAtNanos;
     // Concurrent routes read the clock before they get here, so a send can arrive out of time order;
     // the list stays sorted by time (usually an append) so that reports drop exactly what they saw.
@@ -514,7 +515,7 @@ final class DispatchLedger {
     l.leaf = -1;
     sinceCount--;
     sinceOutstandingTokens -= l.outstandingTokens();
-    sinceKvTokens -= l.outstandingTokens();
+    sinceKvTokens -= l.newKvTokens();
   }
 
   /** Rebuilds the tree from the live unreported sends, in time order from the report's queue. */

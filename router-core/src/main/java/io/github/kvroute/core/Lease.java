@@ -304,4 +304,9 @@ final class Lease {
   long outstandingTokens() {
     return (long) promptTokens + plannedOutputTokens;
   }
+
+  /** The KV this attempt adds where it runs: its prompt's unmatched part and its output. */
+  long newKvTokens() {
+    return (long) Math.max(0, promptTokens - predictedMatchedTokens) + plannedOutputTokens;
+  }
 }

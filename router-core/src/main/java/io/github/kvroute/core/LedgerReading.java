@@ -34,6 +34,10 @@ final class LedgerReading {
   long inFlightPromptTokens;
   int sinceCount;
   long sinceOutstandingTokens;
+  /**
+   * The KV this router's sends since the report add there: each prompt's part the index did not
+   * match, and its output (a prefix several sends share is held once).
+   */
   long sinceKvTokens;
   /** KV tokens reserved here by disaggregated attempts whose KV is still on its way. */
   long decodeReservedTokens;

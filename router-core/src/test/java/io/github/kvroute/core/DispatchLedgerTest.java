@@ -58,6 +58,22 @@ class DispatchLedgerTest {
   }
 
   @Test
+  void theKvSendsAddCountsOnlyWhatTheIndexDidNotMatch() {
+    ledger.onReport(0, 0, 0);
+    send(10, 50);
+    ledger.dispatch(new Lease(new RequestRef("hit", 1), null, 0, null, 20 * MS, 1_000, 100, 600,
+        5, 5, 0, Double.NaN));
+
+    LedgerReading r = read(30);
+    assertThat(r.sinceOutstandingTokens).isEqualTo(2 * (1_000 + 100));
+    // the miss adds its whole prompt and output, the hit 400 unmatched tokens and its output
+    assertThat(r.sinceKvTokens).isEqualTo(1_100 + 400 + 100);
+
+    ledger.onReport(15 * MS, 0, 0);
+    assertThat(read(30).sinceKvTokens).as("the report holds the miss").isEqualTo(500);
+  }
+
+  @Test
   void anIdleGapEmptiesTheQueueBeforeTheNextSend() {
     ledger.onReport(0, 10, 0);
     send(50, 30);
@@ -259,8 +275,10 @@ class DispatchLedgerTest {
 
   @ParameterizedTest
   @CsvSource({
-      "2, 8546.309134",  // 940 tokens short at 110 freed per second, decayed for 1 ms
-      "0, 0",            // nothing waits there: the engine is not held up by its KV
+      // 940 tokens short, and 2 waiting ahead x 1,100: 3,140 at 110 freed per second, decayed 1 ms
+      "2, 28548.309234",
+      // nothing waits there yet, but a router alone counts the wait before a queue forms
+      "0, 8546.309134",
   })
   void throughTheRouter_aRequestWhoseKvDoesNotFitWaitsForFinishingSendsToFreeIt(int waiting,
       double queueMillis) {

@@ -32,14 +32,6 @@ class KvWaitTest {
     return r;
   }
 
-  @Test
-  void missingKvOverTheFreedRate() {
-    // 4,000 prompt - 1,000 matched + 1,000 output - 2,000 free = 2,000 missing at 10,000 per second
-    double ms = KvWait.millis(request().build(), 1_000, 2_000, waiting(3), freeing(10_000));
-
-    assertThat(ms).isCloseTo(200.0, within(1e-9));
-  }
-
   /** A reading that also saw {@code peers} other routers' worth of traffic. */
   private static LedgerReading freeing(double perSecond, double peers) {
     LedgerReading r = freeing(perSecond);
@@ -48,37 +40,55 @@ class KvWaitTest {
   }
 
   @Test
-  void withoutADeadline_onlyOnceAQueueHasFormed() {
-    assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(0), freeing(10_000))).isZero();
-    assertThat(KvWait.millis(request().build(), 0, 2_000, waiting(1), freeing(10_000)))
+  void atARouterAlone_theMissingKvAndTheRequestsWaitingAheadOverTheFreedRate() {
+    // 4,000 prompt - 1,000 matched + 1,000 output = 4,000 needed, 2,000 free: 2,000 missing,
+    // and 3 waiting ahead x 4,000 each = 14,000 at 10,000 per second
+    double ms = KvWait.millis(request().build(), 1_000, 2_000, 2_000, waiting(3), freeing(10_000));
+
+    assertThat(ms).isCloseTo(1_400.0, within(1e-9));
+  }
+
+  @Test
+  void atARouterAlone_beforeAQueueForms_withOrWithoutADeadline() {
+    assertThat(KvWait.millis(request().build(), 0, 2_000, 2_000, waiting(0), freeing(10_000)))
         .isCloseTo(300.0, within(1e-9));
-    // a report without a waiting count counts as one with requests waiting
-    assertThat(KvWait.millis(request().build(), 0, 2_000, TestData.ready("a").build(),
+    assertThat(KvWait.millis(due(), 0, 2_000, 2_000, waiting(0), freeing(10_000, 0)))
+        .isCloseTo(300.0, within(1e-9));
+    // a report without a waiting count: nobody known to be ahead
+    assertThat(KvWait.millis(request().build(), 0, 2_000, 2_000, TestData.ready("a").build(),
         freeing(10_000))).isCloseTo(300.0, within(1e-9));
   }
 
   @Test
-  void withADeadlineAtARouterAlone_beforeAQueueForms() {
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000)))
-        .isCloseTo(300.0, within(1e-9));
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000, 0)))
-        .isCloseTo(300.0, within(1e-9));
+  void atARouterAlone_sendsBeyondTheFreeKvWaitAhead() {
+    // the KV this router's sends since the report add is 1,000 tokens more than it showed free
+    assertThat(KvWait.millis(request().build(), 0, 0, -1_000, waiting(0), freeing(10_000)))
+        .isCloseTo(600.0, within(1e-9));
+    // host input at the extremes saturates instead of wrapping to a negative wait
+    assertThat(KvWait.millis(due(), 0, 0, Long.MIN_VALUE, waiting(Integer.MAX_VALUE),
+        freeing(10_000))).isPositive();
   }
 
   @Test
-  void withADeadlineAndPeers_onlyOnceAQueueHasFormed() {
+  void withPeers_onlyOnceAQueueHasFormed_andOnlyTheRequestsOwnKv() {
     // the freed rate scaled by the peers undercounts where their traffic dominates
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000, 2))).isZero();
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(0), freeing(10_000, 0.5))).isZero();
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(2), freeing(10_000, 2)))
+    assertThat(KvWait.millis(due(), 0, 2_000, 2_000, waiting(0), freeing(10_000, 2))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, 2_000, waiting(0), freeing(10_000, 0.5))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, 2_000, waiting(3), freeing(10_000, 2)))
         .isCloseTo(300.0, within(1e-9));
+    // the free count stops at zero there: the request's own 5,000 tokens
+    assertThat(KvWait.millis(request().build(), 0, 0, -1_000, waiting(1), freeing(10_000, 2)))
+        .isCloseTo(500.0, within(1e-9));
+    // a report without a waiting count counts as one with requests waiting
+    assertThat(KvWait.millis(request().build(), 0, 2_000, 2_000, TestData.ready("a").build(),
+        freeing(10_000, 2))).isCloseTo(300.0, within(1e-9));
   }
 
   @Test
   void noWaitWhenItFitsOrNothingHasBeenFreedYet() {
-    assertThat(KvWait.millis(due(), 0, 5_000, waiting(5), freeing(10_000))).isZero();
-    assertThat(KvWait.millis(due(), 1_000, 4_000, waiting(5), freeing(10_000))).isZero();
-    assertThat(KvWait.millis(due(), 0, 2_000, waiting(5), freeing(0))).isZero();
+    assertThat(KvWait.millis(due(), 0, 5_000, 5_000, waiting(5), freeing(10_000))).isZero();
+    assertThat(KvWait.millis(due(), 1_000, 4_000, 4_000, waiting(5), freeing(10_000))).isZero();
+    assertThat(KvWait.millis(due(), 0, 2_000, 2_000, waiting(5), freeing(0))).isZero();
   }
 
   /**
@@ -112,15 +122,16 @@ class KvWaitTest {
   }
 
   @Test
-  void throughTheRouter_aFullKvWithRequestsWaitingDelaysTheNextRequest() {
-    assertThat(queueThroughTheRouter(0)).isZero();
-    assertThat(queueThroughTheRouter(1)).isPositive();
+  void throughTheRouter_aFullKvDelaysTheNextRequest_atARouterAloneBeforeAQueueForms() {
+    assertThat(queueThroughTheRouter(0)).isPositive();
+    assertThat(queueThroughTheRouter(1)).isGreaterThan(queueThroughTheRouter(0));
   }
 
   @Test
-  void throughTheRouter_aDeadlineCountsTheWaitBeforeAQueueOnlyAtARouterAlone() {
-    assertThat(queueThroughTheRouter(0, due(), Router.newBuilder())).isPositive();
+  void throughTheRouter_withPeersOnlyOnceAQueueHasFormed() {
     assertThat(queueThroughTheRouter(0, due(), Router.newBuilder().peerRouters(2))).isZero();
+    assertThat(queueThroughTheRouter(0, request().build(), Router.newBuilder().peerRouters(2)))
+        .isZero();
     assertThat(queueThroughTheRouter(1, due(), Router.newBuilder().peerRouters(2))).isPositive();
   }
 }
