@@ -67,7 +67,7 @@ final class DispatchLedger {
   private int sinceCount;
   @GuardedBy("this")
   private long sinceOutstandingTokens;
-  /** The KV the sends since add: prompts' unmatched parts and outputs (see {@link Lease#newKvTokens}). */
+  /** The KV the sends since add: their prompts' unmatched parts and outputs. */
   @GuardedBy("this")
   private long sinceKvTokens;
   /**
