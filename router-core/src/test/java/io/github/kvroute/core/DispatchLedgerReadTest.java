@@ -79,9 +79,12 @@ class DispatchLedgerReadTest {
         // every lease carries the same tokens: any whole state has tokens = count x per-lease tokens
         if (r.inFlightTokens != (long) r.inFlightRequests * (PROMPT + OUTPUT)
             || r.sinceOutstandingTokens != (long) r.sinceCount * (PROMPT + OUTPUT)
+            // nothing matched: each send adds its whole prompt and output as KV
+            || r.sinceKvTokens != r.sinceOutstandingTokens
             || r.inFlightRequests < 0 || r.inFlightRequests > 8) {
           torn.set("requests " + r.inFlightRequests + ", tokens " + r.inFlightTokens + ", since "
-              + r.sinceCount + ", since tokens " + r.sinceOutstandingTokens);
+              + r.sinceCount + ", since tokens " + r.sinceOutstandingTokens + ", since KV "
+              + r.sinceKvTokens);
         }
       }
     } finally {
