@@ -64,6 +64,10 @@ import java.util.function.ToDoubleFunction;
  * traffic with several routers"). A router alone, and traffic that shares prefixes, keep the rules
  * above.
  *
+ * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
+ * the least work is in flight among the replicas near the best predicted TTFT: the placement makes
+ * the replica the prefix's holder for the requests that follow ({@link NewPrefixPlacement}).
+ *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
  *
@@ -78,8 +82,8 @@ import java.util.function.ToDoubleFunction;
  * term at its weight (0 unless {@code risk_weight} is set).
  *
  * <p>Thread-safety: thread-safe. The configuration is immutable; the only state is the
- * {@link HomeBook}, itself thread-safe and read without a monitor. Each router builds its own
- * instance, so each has its own book.
+ * {@link HomeBook} and the {@link NewPrefixPlacement}'s reuse share, both thread-safe and read
+ * without a monitor. Each router builds its own instance, so each has its own.
  */
 final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   static final String NAME = "hybrid-cost";
@@ -107,6 +111,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final Map<CostTerm, Double> weights;
   /** Where this router and its peers home the prefixes it routes (used only with peers). */
   private final HomeBook book = new HomeBook();
+  /** Where this router, alone, places a prompt no replica holds (used only without peers). */
+  private final NewPrefixPlacement newPrefix = new NewPrefixPlacement();
   private final boolean excludeStale;
   private final Externality externality;
 
@@ -189,10 +195,12 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     CandidateView best = null;
     double bestMillis = Double.POSITIVE_INFINITY;
     int ties = 0;
+    int deepest = 0;
     // indexed loops over the candidate lists (random access): a for-each allocated an iterator per
     // loop whenever escape analysis gave up on it (about one decision in five on the benchmark)
     for (int i = 0, n = candidates.size(); i < n; i++) {
       CandidateView c = candidates.get(i);
+      deepest = Math.max(deepest, c.matchedBlocks());
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
@@ -215,6 +223,12 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
       return home(context, onlyFresh, unique, queueing, best, bestMillis);
+    }
+    int placed = newPrefix.place(context, deepest, onlyFresh);
+    if (placed >= 0) {
+      CandidateView c = candidates.get(placed);
+      return context.routedWithEstimate(c,
+          scores != null ? scores[placed] : rankingMillis(context, c, false, queueing));
     }
     return context.routedWithEstimate(best, bestMillis);
   }
