@@ -34,6 +34,19 @@ public final class RoutingContexts {
   private RoutingContexts() {}
 
   /**
+   * Whether {@code context} is a router's explanation ({@code Router.explain}), a dry run whose
+   * decision is never made: a policy that learns from the requests it is asked about (a running
+   * share, a book of placements) should not learn from this one, so that explaining leaves its
+   * later decisions as they would have been. False for every other context.
+   *
+   * @param context the context a policy was handed
+   * @return whether it is a dry run
+   */
+  public static boolean isExplanation(RoutingContext context) {
+    return context instanceof DecisionContext s && s.dryRun;
+  }
+
+  /**
    * Views in their role lists (by {@link CandidateView#role()}), estimated by
    * {@link CostTerms#standard} under {@code model}.
    *

@@ -66,7 +66,9 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
  * the least work is in flight among the replicas near the best predicted TTFT: the placement makes
- * the replica the prefix's holder for the requests that follow ({@link NewPrefixPlacement}).
+ * the replica the prefix's holder for the requests that follow ({@link NewPrefixPlacement}); under a
+ * backlog, such a prompt with a deadline is rejected when its own work is large
+ * ({@code shed_new_prefixes}, on by default).
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
@@ -112,7 +114,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   /** Where this router and its peers home the prefixes it routes (used only with peers). */
   private final HomeBook book = new HomeBook();
   /** Where this router, alone, places a prompt no replica holds (used only without peers). */
-  private final NewPrefixPlacement newPrefix = new NewPrefixPlacement();
+  private final NewPrefixPlacement newPrefix;
   private final boolean excludeStale;
   private final Externality externality;
 
@@ -129,7 +131,9 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
    */
   private final StandardRanking ranking;
 
-  HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality) {
+  HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
+      boolean shedNewPrefixes) {
+    this.newPrefix = new NewPrefixPlacement(shedNewPrefixes);
     this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
     this.externality = externality;
@@ -225,6 +229,9 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       return home(context, onlyFresh, unique, queueing, best, bestMillis);
     }
     int placed = newPrefix.place(context, deepest, onlyFresh);
+    if (placed == NewPrefixPlacement.SHED) {
+      return NewPrefixPlacement.shed(context, onlyFresh);
+    }
     if (placed >= 0) {
       CandidateView c = candidates.get(placed);
       return context.routedWithEstimate(c,

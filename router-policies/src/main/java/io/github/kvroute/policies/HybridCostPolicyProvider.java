@@ -20,7 +20,9 @@ import java.util.Set;
  * weights shape the ranking, never the predicted TTFT the decision carries, which keeps every term); {@code externality} ({@code all}
  * (default), {@code pollution}, {@code queueing} or {@code none}: what the placement costs other
  * requests, added to the ranking; see {@link Externalities}); {@code stale} ({@code penalize} or {@code exclude}, default
- * {@code penalize}).
+ * {@code penalize}); {@code shed_new_prefixes} ({@code true} (default) or {@code false}: whether a
+ * router alone rejects a large new prefix with a deadline under a backlog; see
+ * {@link NewPrefixPlacement}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
@@ -78,7 +80,8 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
     HybridCostPolicy.Externality externality = HybridCostPolicy.Externality.valueOf(
         c.oneOf("externality", "all", Set.of("none", "pollution", "queueing", "all"))
             .toUpperCase(Locale.ROOT));
-    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality));
+    boolean shed = c.bool("shed_new_prefixes", true);
+    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality, shed));
   }
 
   /** The weight option of {@code term}, for example {@code kv_pressure_weight}. */

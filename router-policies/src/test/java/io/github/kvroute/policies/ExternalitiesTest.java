@@ -168,6 +168,6 @@ class ExternalitiesTest {
   }
 
   private static HybridCostPolicy policy(HybridCostPolicy.Externality externality) {
-    return new HybridCostPolicy(Map.of(), false, externality);
+    return new HybridCostPolicy(Map.of(), false, externality, true);
   }
 }

@@ -43,7 +43,7 @@ class HybridCostUniqueTrafficTest {
   }
 
   private static HybridCostPolicy policy() {
-    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.ALL);
+    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.ALL, true);
   }
 
   /** A policy that has routed {@code requests} requests over {@code prompts} distinct prompts. */
