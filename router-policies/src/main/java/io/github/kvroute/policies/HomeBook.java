@@ -88,9 +88,13 @@ final class HomeBook {
 
   /**
    * Notes that {@code key} ({@code blocks} long) is being routed now and returns its home among
-   * {@code candidates}, or null if it has none yet.
+   * {@code candidates}, or null if it has none yet. With {@code note} false (an explanation, whose
+   * decision is never made) nothing is noted and the current placement answers.
    */
-  String home(long key, int blocks, List<CandidateView> candidates, long nowNanos) {
+  String home(long key, int blocks, List<CandidateView> candidates, long nowNanos, boolean note) {
+    if (!note) {
+      return placement.homes().home(key);
+    }
     Recent r = recent.get(key);
     double kept = decayed(1, allSeenNanos, nowNanos);
     allRequests = allRequests * kept + 1;

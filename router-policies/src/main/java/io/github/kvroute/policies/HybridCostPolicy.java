@@ -8,6 +8,7 @@ import io.github.kvroute.api.RoutingDecision;
 import io.github.kvroute.api.RoutingPolicy;
 import io.github.kvroute.core.CostTerm;
 import io.github.kvroute.core.PairSelection;
+import io.github.kvroute.core.RoutingContexts;
 import io.github.kvroute.core.StandardRanking;
 import java.util.EnumMap;
 import java.util.List;
@@ -255,7 +256,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     double limit = PrefixHome.limitMillis(bestMillis, unique ? PrefixHome.UNIQUE_SLACK
         : PrefixHome.slack(book.share(key, context.nowNanos()), context.candidates().size()));
     String booked = book.home(key, request.prompt().blockCount(), context.candidates(),
-        context.nowNanos());
+        context.nowNanos(), !RoutingContexts.isExplanation(context));
     CandidateView home = null;
     CandidateView deepest = null;
     long homeRank = 0;

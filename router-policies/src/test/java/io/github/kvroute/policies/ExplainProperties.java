@@ -21,9 +21,10 @@ import net.jqwik.api.Arbitrary;
 /**
  * Explaining changes nothing a decision depends on: a router that explains a request after every
  * step of a workload makes exactly the decisions, and ends with exactly the stats, of an identical
- * fresh router that never explains. Over the policies that keep no state between decisions (a
- * stateful one, such as round-robin, counts an explanation as a call; see {@code Router.explain}),
- * including the randomised ones: an explanation draws on its own randomness, never the router's.
+ * fresh router that never explains. Over the policies whose state, if any, learns from decisions
+ * only (hybrid-cost's reuse share and book of homes skip explanations; round-robin counts an
+ * explanation as a call, see {@code Router.explain}), including the randomised ones: an explanation
+ * draws on its own randomness, never the router's.
  */
 class ExplainProperties {
 
@@ -61,6 +62,32 @@ class ExplainProperties {
 
       assertThat(actual).isEqualTo(expected);
       assertThat(explaining.stats()).isEqualTo(plain.stats());
+      assertThat(explaining.route(probe)).isEqualTo(plain.route(probe));
+    }
+  }
+
+  /** The same with other routers on the fleet, where hybrid-cost books its prefixes' homes. */
+  @Property(tries = 100)
+  void explainThenRouteChoosesAsRouteAloneWithPeers(
+      @ForAll("scripts") RouterScript script,
+      @ForAll("probes") Request probe) {
+    ManualTicker plainTicker = new ManualTicker();
+    ManualTicker explainingTicker = new ManualTicker();
+    try (Router plain = Router.newBuilder().policy("hybrid-cost").peerRouters(2)
+            .ticker(plainTicker).seed(5).build();
+        Router explaining = Router.newBuilder().policy("hybrid-cost").peerRouters(2)
+            .ticker(explainingTicker).seed(5).build()) {
+      List<RoutingDecision> expected = script.playOn(plain, plainTicker);
+      List<RoutingDecision> actual = script.playOn(explaining, explainingTicker,
+          new RouterScript.Observer() {
+            @Override
+            public void routed(Request request, RoutingDecision decision) {
+              explaining.explain(request);
+              explaining.explain(probe);
+            }
+          });
+
+      assertThat(actual).isEqualTo(expected);
       assertThat(explaining.route(probe)).isEqualTo(plain.route(probe));
     }
   }
