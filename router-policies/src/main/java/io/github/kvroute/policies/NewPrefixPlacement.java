@@ -53,10 +53,10 @@ import java.util.OptionalLong;
  * shed: the router cannot tell that it will be late. This lives here, not in admission, because it
  * needs what only this rule knows (that the prefix is new, on traffic that reuses prefixes);
  * admission's deadline check still follows for every request. On {@code rag-long-docs} with
- * deadlines it raised the share in time past capacity (means of seeds 1-6: 2x 0.689 to 0.703, 3x
- * 0.409 to 0.457) and the capacity by 4%; the Mooncake trace, where most prompts are long, moved
- * by under 1% (docs/cost-model.md, "Shedding a new prefix under a backlog"). Option
- * {@code shed_new_prefixes=false} turns it off.
+ * deadlines it raised the share of requests in time past capacity (seeds 1-10: 2x 0.718 to 0.730,
+ * 3x 0.407 to 0.453), the capacity within its standard error; the Mooncake trace, where most
+ * prompts are long, moved by under 1% (docs/cost-model.md, "Shedding a new prefix under a
+ * backlog"). Option {@code shed_new_prefixes=false} turns it off.
  *
  * <p>Only for a router alone: with other routers a prefix goes to the home they agree on
  * ({@link HomeBook}). Measured in docs/cost-model.md ("A new prefix's first placement").
@@ -131,6 +131,7 @@ final class NewPrefixPlacement {
         best = Math.min(best, ms);
         leastWait = Math.min(leastWait, wait);
         leastWork = Math.min(leastWork, ms - wait);
+        // the router's running mean, the same in every view
         meanWork = c.meanRequestCostMillis();
       }
     }
