@@ -71,13 +71,13 @@ import java.util.function.ToDoubleFunction;
  * backlog, such a prompt with a deadline is rejected when its own work is large
  * ({@code shed_new_prefixes}, on by default).
  *
- * <p>A request with a TTFT budget is ranked with each candidate's wait as admission judges it: the
- * queue estimate times what outcomes taught about that replica's real waits
- * ({@link CandidateView#calibratedQueueMillis()}), not the estimate alone. Admission vetoes a
- * request predicted late by that wait; ranked by the raw one, the replica chosen was often the one
- * whose wait is most underestimated, and the request then missed a deadline admission had let
- * through (hot-prefix with deadlines, seeds 1-10: 85.65 to 92.33 capacity). Without a budget the
- * ranking keeps the raw estimate, which measured better there (docs/cost-model.md, "Calibration").
+ * <p>Each candidate's wait is ranked as admission judges it: the queue estimate times what
+ * outcomes taught about that replica's real waits ({@link CandidateView#calibratedQueueMillis()}),
+ * not the estimate alone. Ranked by the raw one, the replica chosen was often the one whose wait is
+ * most underestimated: a request with a deadline then missed what admission had let through
+ * (hot-prefix with deadlines, seeds 1-10: 85.65 to 92.33 capacity), and a hot prefix's holder with
+ * a long real queue kept its traffic (hot-prefix without deadlines 79.05 to 81.11, three routers
+ * 60.92 to 63.79; docs/cost-model.md, "Calibration").
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
@@ -218,7 +218,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         continue;
       }
       double ms = (scores != null ? scores[i] : rankingMillis(context, c, unique, queueing))
-          + calibrationMillis(context, c);
+          + calibrationMillis(c);
       if (best == null || ms < bestMillis - TIE_MILLIS) {
         best = c;
         bestMillis = ms;
@@ -285,7 +285,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       }
     }
     if (home != null) {
-      double ms = rankingMillis(context, home, unique, queueing) + calibrationMillis(context, home);
+      double ms = rankingMillis(context, home, unique, queueing) + calibrationMillis(home);
       double credit = PrefixHome.peerCopyCreditMillis(request, home, deepest, externality.pollution,
           !unique && externality.queueing ? Externalities.requestsInSystem(home, queueing) : 0);
       if (ms - credit <= limit) {
@@ -300,7 +300,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       if (onlyFresh && c.telemetryStale()) {
         continue;
       }
-      double ms = rankingMillis(context, c, unique, queueing) + calibrationMillis(context, c);
+      double ms = rankingMillis(context, c, unique, queueing) + calibrationMillis(c);
       long rank = PrefixHome.rank(key, c.replicaId());
       if (ms <= limit && (within == null || rank > withinRank)) {
         within = c;
@@ -312,14 +312,12 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   }
 
   /**
-   * For a request with a TTFT budget, what the outcomes say {@code c}'s wait really is beyond the
-   * estimate ({@link CandidateView#calibratedQueueMillis()} less
-   * {@link CandidateView#estimatedQueueMillis()}), added to its ranking score; 0 for a request
-   * without one (see the class notes).
+   * What the outcomes say {@code c}'s wait really is beyond the estimate
+   * ({@link CandidateView#calibratedQueueMillis()} less {@link CandidateView#estimatedQueueMillis()}),
+   * added to its ranking score (see the class notes).
    */
-  static double calibrationMillis(RoutingContext context, CandidateView c) {
-    return context.request().ttftBudget().isPresent()
-        ? c.calibratedQueueMillis() - c.estimatedQueueMillis() : 0;
+  static double calibrationMillis(CandidateView c) {
+    return c.calibratedQueueMillis() - c.estimatedQueueMillis();
   }
 
   /** The ranking score of {@code c}: weighted terms plus externalities. */

@@ -15,15 +15,18 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A request with a TTFT budget is ranked by each replica's wait as admission judges it (the
- * calibrated queue); one without keeps the raw estimate. The decision carries the predicted TTFT
- * either way.
+ * Each replica's wait is ranked as admission judges it (the calibrated queue), with or without a
+ * TTFT budget; the decision carries the predicted TTFT (the raw estimate) either way.
  */
 class HybridCostCalibratedWaitTest {
   /** "a" looks 100 ms away but its waits have run four times the estimate; "b" is as estimated. */
   private static final List<CandidateView> FLEET = List.of(
       CandidateView.newBuilder().replicaId("a").estimatedQueueMillis(100)
           .calibratedQueueMillis(400).build(),
+      CandidateView.newBuilder().replicaId("b").estimatedQueueMillis(200).build());
+  /** The same two replicas with no correction learnt: the raw estimates rank. */
+  private static final List<CandidateView> UNCALIBRATED = List.of(
+      CandidateView.newBuilder().replicaId("a").estimatedQueueMillis(100).build(),
       CandidateView.newBuilder().replicaId("b").estimatedQueueMillis(200).build());
 
   private final RoutingPolicy policy = Policies.create("hybrid-cost", Map.of("externality", "none"));
@@ -32,6 +35,23 @@ class HybridCostCalibratedWaitTest {
   void withABudgetTheCalibratedWaitRanks() {
     Request request = TestRequests.request(1_000, 1).toBuilder()
         .ttftBudget(Duration.ofSeconds(2)).build();
+    assertCalibratedWaitRanks(request);
+  }
+
+  @Test
+  void withoutABudgetTheCalibratedWaitRanks() {
+    assertCalibratedWaitRanks(TestRequests.request(1_000, 1));
+  }
+
+  @Test
+  void withoutACorrectionTheEstimateRanks() {
+    RoutingContext context = FixedRoutingContext.of(TestRequests.request(1_000, 1), UNCALIBRATED, 1);
+
+    assertThat(policy.route(context).replicaId()).isEqualTo("a");
+    assertThat(HybridCostPolicy.calibrationMillis(UNCALIBRATED.get(0))).isZero();
+  }
+
+  private void assertCalibratedWaitRanks(Request request) {
     RoutingContext context = FixedRoutingContext.of(request, FLEET, 1);
 
     RoutingDecision d = policy.route(context);
@@ -39,14 +59,6 @@ class HybridCostCalibratedWaitTest {
     assertThat(d.replicaId()).isEqualTo("b");
     assertThat(d.cost().totalMillis())
         .isCloseTo(context.estimateMillis(FLEET.get(1)), within(1e-9));
-    assertThat(HybridCostPolicy.calibrationMillis(context, FLEET.get(0))).isEqualTo(300.0);
-  }
-
-  @Test
-  void withoutABudgetTheEstimateRanks() {
-    RoutingContext context = FixedRoutingContext.of(TestRequests.request(1_000, 1), FLEET, 1);
-
-    assertThat(policy.route(context).replicaId()).isEqualTo("a");
-    assertThat(HybridCostPolicy.calibrationMillis(context, FLEET.get(0))).isZero();
+    assertThat(HybridCostPolicy.calibrationMillis(FLEET.get(0))).isEqualTo(300.0);
   }
 }
