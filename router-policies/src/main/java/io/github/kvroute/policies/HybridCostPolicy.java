@@ -65,6 +65,11 @@ import java.util.function.ToDoubleFunction;
  * traffic with several routers"). A router alone, and traffic that shares prefixes, keep the rules
  * above.
  *
+ * <p>A router alone skips a replica that has {@code load_bound} (default 2) times the candidates'
+ * mean of its requests in flight ({@link LoadBound}): a hot prefix's holder looks cheap to every
+ * request that finds the prefix there while the decodes it carries slow all of them, so the
+ * prefix is copied once its holder carries twice its share, not after its queue has formed.
+ *
  * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
  * the least work is in flight among the replicas near the best predicted TTFT: the placement makes
  * the replica the prefix's holder for the requests that follow ({@link NewPrefixPlacement}); under a
@@ -126,6 +131,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final NewPrefixPlacement newPrefix;
   private final boolean excludeStale;
   private final Externality externality;
+  /** A router alone skips a replica past this many times the mean requests in flight; 0: off. */
+  private final double loadBound;
 
   /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
   private final ToDoubleFunction<String> weightOfTerm;
@@ -141,7 +148,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final StandardRanking ranking;
 
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
-      boolean shedNewPrefixes) {
+      boolean shedNewPrefixes, double loadBound) {
+    this.loadBound = loadBound;
     this.newPrefix = new NewPrefixPlacement(shedNewPrefixes);
     this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
@@ -205,6 +213,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     double[] scores = unique ? null : ranking.scores(context);
     double queueing = !unique && externality.queueing && scores == null
         ? Externalities.fleetRequestsInSystem(candidates) : 0;
+    double limit = peers ? Double.POSITIVE_INFINITY
+        : LoadBound.limit(candidates, onlyFresh, loadBound);
     CandidateView best = null;
     double bestMillis = Double.POSITIVE_INFINITY;
     int ties = 0;
@@ -214,7 +224,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     for (int i = 0, n = candidates.size(); i < n; i++) {
       CandidateView c = candidates.get(i);
       deepest = Math.max(deepest, c.matchedBlocks());
-      if (onlyFresh && c.telemetryStale()) {
+      if (onlyFresh && c.telemetryStale() || LoadBound.over(c, limit)) {
         continue;
       }
       double ms = (scores != null ? scores[i] : rankingMillis(context, c, unique, queueing))

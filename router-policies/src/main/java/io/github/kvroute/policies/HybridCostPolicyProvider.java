@@ -22,7 +22,9 @@ import java.util.Set;
  * requests, added to the ranking; see {@link Externalities}); {@code stale} ({@code penalize} or {@code exclude}, default
  * {@code penalize}); {@code shed_new_prefixes} ({@code true} (default) or {@code false}: whether a
  * router alone rejects a large new prefix with a deadline under a backlog; see
- * {@link NewPrefixPlacement}).
+ * {@link NewPrefixPlacement}); {@code load_bound} ({@code 0} (off) or a factor in [1, 100], default
+ * {@value LoadBound#DEFAULT_FACTOR}: a router alone skips a replica with that many times the
+ * candidates' mean of its requests in flight; see {@link LoadBound}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
@@ -81,7 +83,12 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
         c.oneOf("externality", "all", Set.of("none", "pollution", "queueing", "all"))
             .toUpperCase(Locale.ROOT));
     boolean shed = c.bool("shed_new_prefixes", true);
-    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality, shed));
+    double bound = c.doubleIn("load_bound", LoadBound.DEFAULT_FACTOR, 0, 100);
+    if (bound > 0 && bound < 1) {
+      c.addError("load_bound: " + config.get("load_bound")
+          + " (expected: 0 (off) or a number in [1, 100])");
+    }
+    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality, shed, bound));
   }
 
   /** The weight option of {@code term}, for example {@code kv_pressure_weight}. */

@@ -168,6 +168,7 @@ class ExternalitiesTest {
   }
 
   private static HybridCostPolicy policy(HybridCostPolicy.Externality externality) {
-    return new HybridCostPolicy(Map.of(), false, externality, true);
+    return new HybridCostPolicy(Map.of(), false, externality, true,
+        LoadBound.DEFAULT_FACTOR);
   }
 }

@@ -43,7 +43,8 @@ class HybridCostUniqueTrafficTest {
   }
 
   private static HybridCostPolicy policy() {
-    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.ALL, true);
+    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.ALL, true,
+        LoadBound.DEFAULT_FACTOR);
   }
 
   /** A policy that has routed {@code requests} requests over {@code prompts} distinct prompts. */

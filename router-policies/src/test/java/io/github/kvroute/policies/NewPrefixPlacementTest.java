@@ -76,8 +76,10 @@ class NewPrefixPlacementTest {
 
   @Test
   void throughHybridCostTheDecisionCarriesTheChosenReplicasPredictedTtft() {
+    // no load bound: replica-0 carries 60 of the fleet's 92 requests in flight, past any bound
+    // the option takes, and this test is of the placement, not of the bound
     HybridCostPolicy policy = new HybridCostPolicy(Map.of(), false,
-        HybridCostPolicy.Externality.ALL, true);
+        HybridCostPolicy.Externality.ALL, true, 0);
     Request unique = TestRequests.request(PROMPT, 2_000);
     assertThat(policy.route(context(unique, fleet(0), 1)).replicaId())
         .as("before any reuse: the ranking's choice").isEqualTo("replica-0");
@@ -185,7 +187,8 @@ class NewPrefixPlacementTest {
   @Test
   void underABacklogANewPrefixOverTwiceTheMeanWorkIsShedWithARetryAfter() {
     HybridCostPolicy policy = new HybridCostPolicy(Map.of(), false,
-        HybridCostPolicy.Externality.ALL, true);
+        HybridCostPolicy.Externality.ALL, true,
+        LoadBound.DEFAULT_FACTOR);
     for (int i = 0; i < 100; i++) {
       policy.route(context(TestRequests.request(PROMPT, i), fleet(100), 1));
     }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /** Routers that share a fleet agree where a prefix none of them has placed goes. */
 class PrefixHomeTest {
   private final HybridCostPolicy policy =
-      new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.POLLUTION, true);
+      new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.POLLUTION, true,
+        LoadBound.DEFAULT_FACTOR);
 
   /** Six cold replicas; router {@code router}'s own recent sends make its queues differ a little. */
   private static List<CandidateView> coldFleet(int router) {
@@ -87,7 +88,8 @@ class PrefixHomeTest {
   }
 
   private static HybridCostPolicy newRouter() {
-    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.POLLUTION, true);
+    return new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.POLLUTION, true,
+        LoadBound.DEFAULT_FACTOR);
   }
 
   @Property(tries = 30)
@@ -178,10 +180,12 @@ class PrefixHomeTest {
     Request request = TestRequests.request(1_600, 9);
     // six cold replicas, 76 ms each, and home (whichever it is) 90 ms busier: over 2 x 76 + 10 =
     // 162 ms, within 5 x 76 + 10 = 390 ms
-    HybridCostPolicy probe = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE, true);
+    HybridCostPolicy probe = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE, true,
+        LoadBound.DEFAULT_FACTOR);
     String home = route(probe, request, List.copyOf(fleetWithBusy(null)), 2);
     List<CandidateView> busyHome = fleetWithBusy(home);
-    HybridCostPolicy router = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE, true);
+    HybridCostPolicy router = new HybridCostPolicy(Map.of(), false, HybridCostPolicy.Externality.NONE, true,
+        LoadBound.DEFAULT_FACTOR);
     assertThat(route(router, request, busyHome, 2)).as("a new prefix leaves a busy home")
         .isNotEqualTo(home);
     assertThat(route(router, request, busyHome, 2))

@@ -103,7 +103,8 @@ class StandardRankingProperties {
         weights.put(term, term.ordinal() * 0.7);
       }
     }
-    Comparing comparing = new Comparing(new HybridCostPolicy(weights, false, ext, true), ext.queueing);
+    Comparing comparing = new Comparing(new HybridCostPolicy(weights, false, ext, true,
+        LoadBound.DEFAULT_FACTOR), ext.queueing);
     ManualTicker ticker = new ManualTicker();
     Router router = Router.newBuilder().policy(comparing).ticker(ticker).seed(3).build();
     int replicas = 5;
