@@ -18,14 +18,14 @@ import java.util.List;
  * kept the prefix on one replica until that replica's queue had passed the objective (requests
  * predicted to wait 200-400 ms waited a second on average), then moved it, and the same again on the
  * second holder; Preble's rule, which rebalances once a replica's load reaches 1.5 times the
- * lightest one's, had the prefix on two replicas from its twentieth request and on three by the
- * bursts, and half as many requests late. The bound asks the same of every placement with a count
+ * lightest one's, had the prefix on two replicas from its twentieth request and on all three
+ * later, and half as many requests late. The bound asks the same of every placement with a count
  * the router knows exactly (its own sends not yet completed, {@link CandidateView#inFlightRequests()}):
  * a replica at {@code factor} times the mean is skipped, and the ranking chooses among the rest,
  * so the holder's next request copies the prefix to the cheapest replica under the bound, and
  * later requests choose between the holders by their costs.
  *
- * <p>The factor, {@value #DEFAULT_FACTOR}, chose itself from a sweep (capacity_rps, seeds 1-10,
+ * <p>The factor, {@value #DEFAULT_FACTOR}, was chosen from a sweep (capacity_rps, seeds 1-10,
  * one router, docs/cost-model.md "Bounded load"): 1.5 gained most on {@code hot-prefix} and lost a
  * tenth of {@code multi-tenant}, where a large tenant's home rightly carries more than its share;
  * {@value #DEFAULT_FACTOR} keeps most of the gain and costs the other scenarios nothing measurable.
