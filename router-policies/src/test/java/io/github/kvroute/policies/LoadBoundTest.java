@@ -19,25 +19,35 @@ import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
 /**
- * A router alone skips a replica past {@code load_bound} times the mean of its requests in flight;
- * the least loaded candidate is always within the bound, and with peers the bound does not apply.
+ * A router alone skips a replica past {@code load_bound} times the mean of its requests in flight
+ * while it waits; the least loaded candidate is always within the bound, and with peers the bound
+ * does not apply.
  */
 class LoadBoundTest {
   private static final int PROMPT = 4_096;
   private static final int HOT = 7;
 
-  /** replica-0 holds the whole prompt and has 10 requests in flight; the others hold nothing, 1 each. */
-  private static List<CandidateView> fleet() {
+  /**
+   * replica-0 holds the whole prompt, has 10 requests in flight and a wait of {@code holderWait}
+   * ms; the others hold nothing, 1 request each, no wait. The prompt's prefill (about 163 ms) is
+   * more than the holder's wait, so the ranking alone keeps the holder.
+   */
+  private static List<CandidateView> fleet(double holderWait) {
     List<CandidateView> views = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       CandidateView.Builder b = CandidateView.newBuilder().replicaId("replica-" + i)
           .prefill(20, 0.035).cache(0, 1_000_000).inFlight(i == 0 ? 10 : 1, 0);
       if (i == 0) {
-        b.matched(PROMPT / 16, PROMPT);
+        b.matched(PROMPT / 16, PROMPT).estimatedQueueMillis(holderWait);
       }
       views.add(b.build());
     }
     return views;
+  }
+
+  /** The holder waits 120 ms: past the bound, it is skipped. */
+  private static List<CandidateView> fleet() {
+    return fleet(120);
   }
 
   private static RoutingContext context(List<CandidateView> views) {
@@ -58,6 +68,15 @@ class LoadBoundTest {
 
     assertThat(bounded.route(context(fleet())).replicaId()).isNotEqualTo("replica-0");
     assertThat(unbounded.route(context(fleet())).replicaId()).isEqualTo("replica-0");
+  }
+
+  @Test
+  void aHolderPastTheBoundThatDoesNotWaitKeepsItsTraffic() {
+    RoutingPolicy bounded = Policies.create("hybrid-cost", Map.of("externality", "none"));
+
+    assertThat(LoadBound.over(fleet(LoadBound.MIN_WAIT_MILLIS).get(0), 9)).isFalse();
+    assertThat(bounded.route(context(fleet(LoadBound.MIN_WAIT_MILLIS))).replicaId())
+        .isEqualTo("replica-0");
   }
 
   @Test
@@ -113,7 +132,8 @@ class LoadBoundTest {
       @ForAll @DoubleRange(min = 1, max = 100) double factor) {
     List<CandidateView> views = new ArrayList<>();
     for (int i = 0; i < inFlight.size(); i++) {
-      views.add(CandidateView.newBuilder().replicaId("r" + i).inFlight(inFlight.get(i), 0).build());
+      views.add(CandidateView.newBuilder().replicaId("r" + i).inFlight(inFlight.get(i), 0)
+          .estimatedQueueMillis(1_000).build());
     }
     double limit = LoadBound.limit(views, false, factor);
     CandidateView least = views.stream()
