@@ -66,9 +66,10 @@ import java.util.function.ToDoubleFunction;
  * above.
  *
  * <p>A router alone skips a replica that has {@code load_bound} (default 2) times the candidates'
- * mean of its requests in flight ({@link LoadBound}): a hot prefix's holder looks cheap to every
- * request that finds the prefix there while the decodes it carries slow all of them, so the
- * prefix is copied once its holder carries twice its share, not after its queue has formed.
+ * mean of its requests in flight and a calibrated wait over 100 ms ({@link LoadBound}): a hot
+ * prefix's holder looks cheap to every request that finds the prefix there while the decodes it
+ * carries slow all of them, so the prefix is copied once its holder carries twice its share and
+ * waits, not after its queue has passed the objective.
  *
  * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
  * the least work is in flight among the replicas near the best predicted TTFT: the placement makes

@@ -24,7 +24,7 @@ import java.util.Set;
  * router alone rejects a large new prefix with a deadline under a backlog; see
  * {@link NewPrefixPlacement}); {@code load_bound} ({@code 0} (off) or a factor in [1, 100], default
  * {@value LoadBound#DEFAULT_FACTOR}: a router alone skips a replica with that many times the
- * candidates' mean of its requests in flight; see {@link LoadBound}).
+ * candidates' mean of its requests in flight that waits; see {@link LoadBound}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
