@@ -22,14 +22,14 @@ import java.util.List;
  * later, and half as many requests late. The bound asks the same of every placement with a count
  * the router knows exactly (its own sends not yet completed, {@link CandidateView#inFlightRequests()}):
  * a replica past {@code factor} times the mean that waits is skipped, and the ranking chooses
- * among the rest,
- * so the holder's next request copies the prefix to the cheapest replica under the bound, and
- * later requests choose between the holders by their costs.
+ * among the rest, so the holder's next request copies the prefix to the cheapest replica under the
+ * bound, and later requests choose between the holders by their costs.
  *
  * <p>The factor, {@value #DEFAULT_FACTOR}, was chosen from a sweep (capacity_rps, seeds 1-10,
  * one router, docs/cost-model.md "Bounded load"): 1.5 gained most on {@code hot-prefix} and lost a
  * tenth of {@code multi-tenant}, where a large tenant's home rightly carries more than its share;
- * {@value #DEFAULT_FACTOR} keeps most of the gain and costs the other scenarios nothing measurable.
+ * {@value #DEFAULT_FACTOR} kept two thirds of the gain and cost the other scenarios nothing
+ * measurable (the sweep ran before the wait condition below).
  * With other routers the count is this router's share alone, and homes already carry bounded loads
  * ({@link BoundedHomes}); the bound applies to a router alone.
  *
