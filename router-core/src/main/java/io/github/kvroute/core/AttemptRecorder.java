@@ -53,6 +53,7 @@ final class AttemptRecorder {
         prefillView != null ? prefillView.entry : null, now, request.promptTokens(),
         request.plannedOutputTokens(), computeView.matchedTokens, d.costMillis(), work,
         computeView.estimatedQueueMillis, d.costTermMillis(CostTerm.QUEUE.termName(), Double.NaN));
+    lease.prefixKey = PinnedPrefixes.key(request.prompt());
     if (prefillView != null) {
       lease.move = new Lease.Move(s.kvTransferMillis(prefillView, chosen),
           d.costTermMillis(PairSelection.TRANSFER_TERM, 0), backlog,

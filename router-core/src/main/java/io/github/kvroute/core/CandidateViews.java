@@ -137,8 +137,12 @@ final class CandidateViews {
       v.kvUtilization = Math.min(1.0, (double) used / v.kvCapacityTokens);
       long open = v.kvCapacityTokens
           - LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
+      // a hit on a prefix none of this router's requests holds there takes its KV from the free
+      // blocks like a miss (PinnedPrefixes)
+      int shared = v.matchedTokens > 0 && !entry.ledger.holds(PinnedPrefixes.key(request.prompt()))
+          ? 0 : v.matchedTokens;
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
-          KvWait.millis(request, v.matchedTokens, v.freeKvTokens, open, snap, r));
+          KvWait.millis(request, shared, v.freeKvTokens, open, snap, r));
     } else {
       v.freeKvTokens = -1;
       v.kvUtilization = -1;

@@ -67,7 +67,7 @@ final class DispatchLedger {
   private int sinceCount;
   @GuardedBy("this")
   private long sinceOutstandingTokens;
-  /** The KV the sends since add: their prompts' unmatched parts and outputs. */
+  /** The KV the sends since take ({@link Lease#newKvTokens}). */
   @GuardedBy("this")
   private long sinceKvTokens;
   /**
@@ -107,6 +107,16 @@ final class DispatchLedger {
   private boolean streaming;
   /** The sends without a first token yet, and the estimate with first tokens; under this lock. */
   private final PendingPrefills pending = new PendingPrefills();
+  /** The prefixes this router's sends in flight hold here; written under this lock. */
+  private final PinnedPrefixes pinned = new PinnedPrefixes();
+
+  /**
+   * Whether a send of this router with the prompt key {@code prefixKey} ({@link PinnedPrefixes#key})
+   * may be in flight here; lock-free, as of the last {@link #read} or later.
+   */
+  boolean holds(long prefixKey) {
+    return pinned.held(prefixKey);
+  }
 
   /**
    * Copies the books as of {@code nowNanos} into {@code out}, lock-free (see the class notes). When
@@ -211,6 +221,9 @@ final class DispatchLedger {
     if (lease.released || lease.ledger != null) {
       return;
     }
+    lease.idleHitTokens = pinned.held(lease.prefixKey) ? 0
+        : Math.max(0, Math.min(lease.predictedMatchedTokens, lease.promptTokens));
+    pinned.add(lease.prefixKey);
     lease.dispatchedIdle = pending.add(lease);
     inFlightRequests++;
     inFlightTokens += lease.outstandingTokens();
@@ -400,6 +413,7 @@ final class DispatchLedger {
     if (!lease.firstToken) {
       pending.released(lease);
     }
+    pinned.remove(lease.prefixKey);
     inFlightRequests--;
     inFlightTokens -= lease.outstandingTokens();
     inFlightPromptTokens -= lease.promptTokens;
@@ -471,6 +485,7 @@ final class DispatchLedger {
       unlink(head);
     }
     pending.reset();
+    pinned.clear();
     baseQueueMillis = 0;
     replay();
   }

@@ -56,14 +56,16 @@ final class KvWait {
   /**
    * The wait in milliseconds; 0 when the request fits, no finished send has been seen yet, or
    * (with peers) nothing is waiting there; the rate is {@code books}' freed tokens per second.
+   * {@code sharedTokens} are the cached tokens it shares with requests running there: the rest of
+   * a cache hit comes out of the free KV too ({@link PinnedPrefixes}).
    * {@code freeKvTokens} is the report's free KV less this router's sends since (whole prompts and
    * outputs), at least 0; {@code openKvTokens} the report's free KV less the KV those sends add
    * (see {@link LedgerReading#sinceKvTokens}), below zero when they add more than it showed free.
    */
-  static double millis(Request request, int matchedTokens, long freeKvTokens, long openKvTokens,
+  static double millis(Request request, int sharedTokens, long freeKvTokens, long openKvTokens,
       ReplicaSnapshot snap, LedgerReading books) {
     boolean whole = books.peers <= 0;
-    long need = (long) request.promptTokens() - matchedTokens + request.plannedOutputTokens();
+    long need = (long) request.promptTokens() - sharedTokens + request.plannedOutputTokens();
     // reported counts are host input: sums saturate rather than wrap
     long deficit = LongMath.saturatedSubtract(need, whole ? openKvTokens : freeKvTokens);
     if (deficit <= 0) {

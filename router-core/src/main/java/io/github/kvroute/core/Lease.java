@@ -144,6 +144,15 @@ final class Lease {
   /** Its KV is reserved on the decode replica until its first token says the KV arrived. */
   boolean decodeReserved;
 
+  /** Its prompt's {@link PinnedPrefixes#key}; set after {@link #init} by the routing thread. */
+  long prefixKey;
+  /**
+   * The predicted cached tokens no request of this router held on its replica when it was sent
+   * (set by the ledger's dispatch): the engine takes them from its free KV (see
+   * {@link PinnedPrefixes}).
+   */
+  int idleHitTokens;
+
   /** A blank lease, for {@link LeaseTable#acquire} to hand out and its caller to {@link #init}. */
   Lease() {}
 
@@ -178,6 +187,8 @@ final class Lease {
     this.workMillis = workMillis;
     this.predictedQueueMillis = predictedQueueMillis;
     this.queueTermMillis = queueTermMillis;
+    this.prefixKey = 0;
+    this.idleHitTokens = 0;
     this.move = null;
     this.insert = null;
     this.probe = false;
@@ -305,8 +316,12 @@ final class Lease {
     return (long) promptTokens + plannedOutputTokens;
   }
 
-  /** The KV this attempt adds where it runs: its prompt's unmatched part and its output. */
+  /**
+   * The KV this attempt takes where it runs: its prompt's unmatched part, its output, and the
+   * cached part no request of this router held there when it was sent ({@link #idleHitTokens}).
+   */
   long newKvTokens() {
-    return (long) Math.max(0, promptTokens - predictedMatchedTokens) + plannedOutputTokens;
+    return (long) Math.max(0, promptTokens - predictedMatchedTokens) + plannedOutputTokens
+        + idleHitTokens;
   }
 }

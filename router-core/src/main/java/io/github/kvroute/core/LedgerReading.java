@@ -35,8 +35,9 @@ final class LedgerReading {
   int sinceCount;
   long sinceOutstandingTokens;
   /**
-   * The KV this router's sends since the report add there: each prompt's part the index did not
-   * match, and its output (a prefix several sends share is held once).
+   * The KV this router's sends since the report take there: each prompt's part the index did not
+   * match, its output, and its matched part when no other send of this router held that prefix
+   * there ({@link PinnedPrefixes}; a prefix several sends share is held once).
    */
   long sinceKvTokens;
   /** KV tokens reserved here by disaggregated attempts whose KV is still on its way. */
