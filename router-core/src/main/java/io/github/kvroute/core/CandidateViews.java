@@ -137,10 +137,10 @@ final class CandidateViews {
       v.kvUtilization = Math.min(1.0, (double) used / v.kvCapacityTokens);
       long open = v.kvCapacityTokens
           - LongMath.saturatedAdd(v.reportedKvTokens, r.sinceKvTokens + r.decodeReservedTokens);
-      // a hit on a prefix none of this router's requests holds there takes its KV from the free
-      // blocks like a miss (PinnedPrefixes)
-      int shared = v.matchedTokens > 0 && !entry.ledger.holds(PinnedPrefixes.key(request.prompt()))
-          ? 0 : v.matchedTokens;
+      // at a router alone, a hit on a prefix none of its requests holds there takes its KV from
+      // the free blocks like a miss (PinnedPrefixes)
+      int shared = v.matchedTokens > 0 && r.peers <= 0
+          && !entry.ledger.holds(PinnedPrefixes.key(request.prompt())) ? 0 : v.matchedTokens;
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
           KvWait.millis(request, shared, v.freeKvTokens, open, snap, r));
     } else {

@@ -221,7 +221,8 @@ final class DispatchLedger {
     if (lease.released || lease.ledger != null) {
       return;
     }
-    lease.idleHitTokens = pinned.held(lease.prefixKey) ? 0
+    // with peers their requests hold prefixes this router cannot see (PinnedPrefixes)
+    lease.idleHitTokens = sendWeight > 1.0 || pinned.held(lease.prefixKey) ? 0
         : Math.max(0, Math.min(lease.predictedMatchedTokens, lease.promptTokens));
     pinned.add(lease.prefixKey);
     lease.dispatchedIdle = pending.add(lease);

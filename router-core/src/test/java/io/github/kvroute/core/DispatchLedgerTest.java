@@ -57,12 +57,44 @@ class DispatchLedgerTest {
     assertThat(r.sinceOutstandingTokens).isEqualTo(2 * (1_000 + 100));
   }
 
+  /**
+   * A send of a 1,000-token prompt planning 100 output tokens, {@code matched} of them matched by
+   * the index, with the prefix key {@code key}.
+   */
+  private Lease send(long atMillis, int matched, long key) {
+    Lease l = new Lease(new RequestRef("k-" + ++leases, 1), null, 0, null, atMillis * MS, 1_000,
+        100, matched, 5, 5, 0, Double.NaN);
+    l.prefixKey = key;
+    ledger.dispatch(l);
+    return l;
+  }
+
+  @Test
+  void aHitOnAPrefixNoSendHoldsTakesItsCachedPartFromTheFreeKvToo() {
+    ledger.onReport(0, 0, 0);
+    Lease first = send(10, 600, 7);
+    // nothing held prefix 7 when it was sent: its whole prompt and output
+    assertThat(read(20).sinceKvTokens).isEqualTo(1_100);
+    send(20, 600, 7);
+    assertThat(read(30).sinceKvTokens).as("the first holds it").isEqualTo(1_100 + 500);
+    ledger.release(first);
+    assertThat(read(30).sinceKvTokens).isEqualTo(500);
+    send(30, 600, 7);
+    assertThat(read(40).sinceKvTokens).as("the second holds it").isEqualTo(500 + 500);
+  }
+
+  @Test
+  void withPeersAHitNeverCountsItsCachedPart_theirRequestsMayHoldIt() {
+    ledger.onReport(0, 0, 0, 2.0);
+    send(10, 600, 7);
+    assertThat(read(20).sinceKvTokens).isEqualTo(500);
+  }
+
   @Test
   void theKvSendsAddCountsOnlyWhatTheIndexDidNotMatch() {
     ledger.onReport(0, 0, 0);
-    send(10, 50);
-    ledger.dispatch(new Lease(new RequestRef("hit", 1), null, 0, null, 20 * MS, 1_000, 100, 600,
-        5, 5, 0, Double.NaN));
+    send(10, 0, 7);
+    send(20, 600, 7); // the miss before it holds the prefix
 
     LedgerReading r = read(30);
     assertThat(r.sinceOutstandingTokens).isEqualTo(2 * (1_000 + 100));
