@@ -140,7 +140,7 @@ final class CandidateViews {
       // at a router alone, a hit on a prefix none of its requests holds there takes its KV from
       // the free blocks like a miss (PinnedPrefixes)
       int shared = v.matchedTokens > 0 && r.peers <= 0
-          && !entry.ledger.holds(PinnedPrefixes.key(request.prompt())) ? 0 : v.matchedTokens;
+          && !entry.ledger.holds(s.prefixKey) ? 0 : v.matchedTokens;
       v.estimatedQueueMillis = Math.max(v.estimatedQueueMillis,
           KvWait.millis(request, shared, v.freeKvTokens, open, snap, r));
     } else {

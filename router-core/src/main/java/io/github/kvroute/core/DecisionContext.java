@@ -36,6 +36,8 @@ final class DecisionContext extends StandardContext {
   TransferBacklog backlog;
   /** The own send rates' decay for this decision's time, shared by its candidates' readings. */
   final DecayClock decay = new DecayClock();
+  /** The request's {@link PinnedPrefixes#key}, taken once per decision. */
+  long prefixKey;
   /** The policy's declared ranking, computed with the views; null when it declares none. */
   StandardRanking ranking;
   /** Whether {@link #ranking} was prepared for every view of the decision in progress. */
@@ -59,6 +61,7 @@ final class DecisionContext extends StandardContext {
       int members, int maskWords, int slots) {
     this.request = request;
     this.nowNanos = nowNanos;
+    this.prefixKey = PinnedPrefixes.key(request.prompt());
     decay.at(nowNanos);
     this.random = random;
     this.estimate = estimate;
