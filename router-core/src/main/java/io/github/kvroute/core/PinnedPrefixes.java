@@ -1,6 +1,7 @@
 package io.github.kvroute.core;
 
 import io.github.kvroute.api.PromptKey;
+import java.util.Arrays;
 
 /**
  * Which prefixes this router's requests in flight on one replica hold there: a counting filter of
@@ -72,7 +73,7 @@ final class PinnedPrefixes {
 
   /** Forgets every key (the replica restarted or stopped). */
   void clear() {
-    java.util.Arrays.fill(counts, 0);
+    Arrays.fill(counts, 0);
   }
 
   private static int slot(long key) {
