@@ -71,6 +71,11 @@ import java.util.function.ToDoubleFunction;
  * carries slow all of them, so the prefix is copied once its holder carries twice its share and
  * waits, not after its queue has passed the objective.
  *
+ * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
+ * {@value PastSaturation#DEFAULT_MILLIS}) a router alone that is told no deadline piles the
+ * excess onto one replica, the deepest holder that waits longest, so that the others drain and
+ * keep their requests in time ({@link PastSaturation}).
+ *
  * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
  * the least work is in flight among the replicas near the best predicted TTFT: the placement makes
  * the replica the prefix's holder for the requests that follow ({@link NewPrefixPlacement}); under a
@@ -134,6 +139,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final Externality externality;
   /** A router alone skips a replica past this many times the mean requests in flight; 0: off. */
   private final double loadBound;
+  /** Where a router alone sends a request without a deadline once every replica is backlogged. */
+  private final PastSaturation pastSaturation;
 
   /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
   private final ToDoubleFunction<String> weightOfTerm;
@@ -150,7 +157,14 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
 
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
       boolean shedNewPrefixes, double loadBound) {
+    this(weights, excludeStale, externality, shedNewPrefixes, loadBound,
+        PastSaturation.DEFAULT_MILLIS);
+  }
+
+  HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
+      boolean shedNewPrefixes, double loadBound, double saturationMillis) {
     this.loadBound = loadBound;
+    this.pastSaturation = new PastSaturation(saturationMillis);
     this.newPrefix = new NewPrefixPlacement(shedNewPrefixes);
     this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
@@ -248,6 +262,12 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
       return home(context, onlyFresh, unique, queueing, best, bestMillis);
+    }
+    int piled = pastSaturation.pick(context, onlyFresh);
+    if (piled >= 0) {
+      CandidateView c = candidates.get(piled);
+      return context.routedWithEstimate(c,
+          scores != null ? scores[piled] : rankingMillis(context, c, false, queueing));
     }
     int placed = newPrefix.place(context, deepest, onlyFresh);
     if (placed == NewPrefixPlacement.SHED) {

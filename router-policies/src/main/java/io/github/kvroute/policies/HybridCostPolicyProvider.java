@@ -24,7 +24,10 @@ import java.util.Set;
  * router alone rejects a large new prefix with a deadline under a backlog; see
  * {@link NewPrefixPlacement}); {@code load_bound} ({@code 0} (off) or a factor in [1, 100], default
  * {@value LoadBound#DEFAULT_FACTOR}: a router alone skips a replica with that many times the
- * candidates' mean of its requests in flight that waits; see {@link LoadBound}).
+ * candidates' mean of its requests in flight that waits; see {@link LoadBound}); {@code saturation_ms}
+ * ({@code 0} (off) or milliseconds up to an hour, default {@value PastSaturation#DEFAULT_MILLIS}:
+ * once every replica waits longer, a router alone piles requests without a deadline onto the
+ * deepest holder that waits longest; see {@link PastSaturation}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
@@ -88,7 +91,9 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
       c.addError("load_bound: " + config.get("load_bound")
           + " (expected: 0 (off) or a number in [1, 100])");
     }
-    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality, shed, bound));
+    double saturation = c.doubleIn("saturation_ms", PastSaturation.DEFAULT_MILLIS, 0, 3_600_000);
+    return c.finish(
+        () -> new HybridCostPolicy(weights, exclude, externality, shed, bound, saturation));
   }
 
   /** The weight option of {@code term}, for example {@code kv_pressure_weight}. */

@@ -1,0 +1,158 @@
+package io.github.kvroute.policies;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.core.RoutingContexts;
+import java.util.List;
+
+/**
+ * Where a router alone sends a request that carries no deadline once every replica is backlogged:
+ * onto the replica that holds most of its prompt and, among those, the one that already waits
+ * longest, so that the excess queues in one place and the other replicas drain.
+ *
+ * <h2>Design notes</h2>
+ * Below saturation each request's own predicted TTFT is the right thing to minimise. Past it, with
+ * no deadline to shed by, every request is served and the question is how many of them are served
+ * in time. Ranked by its own TTFT each request goes to the shortest queue, which spreads the
+ * excess evenly: every queue grows past the objective together, and nearly every request is late
+ * (on {@code rag-long-docs} at 1.5 times its rate, seed 1, hybrid-cost kept 0.14-0.18 of each
+ * replica's requests in time, 0.17 in all). The rules that pile a prefix on its holders do better
+ * there by accident: SGLang's cache-aware rule kept 0.89 on the replica that held the most-read
+ * documents and 0.05-0.24 on the rest, 0.40 in all.
+ *
+ * <p>This rule does it on purpose. When every candidate's calibrated wait
+ * ({@link CandidateView#calibratedQueueMillis()}, the estimate as outcomes correct it) is over
+ * {@code thresholdMillis}, the request goes to the candidate with the deepest match, and among
+ * equal matches to the one with the longest calibrated wait: a request that finds its prefix held
+ * prefills little there, and one that finds it nowhere (the match is 0 everywhere) costs its whole
+ * prefill wherever it goes, so it goes where the requests already queued are the least likely to
+ * be in time anyway. The rule stops as soon as one replica's wait falls under the threshold, and
+ * the TTFT ranking then sends that replica the next requests: the others hover near the threshold
+ * while one takes what they cannot serve (the same run: 0.13 in time on the replica that took
+ * the excess, 0.44-0.71 on the others, 0.45 in all). It ignores the bounded load ({@link LoadBound}), whose
+ * purpose, spreading a hot prefix's decodes, is what it undoes on purpose.
+ *
+ * <p>The backlog must last {@value #HOLD_MILLIS} ms before the rule starts, and its absence as
+ * long before it stops (between, each decision still checks every wait). A burst makes every queue
+ * long for a moment below capacity too, and piling then concentrated what the fleet could have
+ * served: on {@code multi-tenant} (six tenants' prompts, KV for about two per replica) at three
+ * times its rate the requests in time fell from 0.93 to 0.76 (seed 1), and the capacity from
+ * 114.75 to 110.83 req/s (seeds 1-10). With the hold that scenario is unchanged; the hold also
+ * halves what the rule gains elsewhere, which docs/cost-model.md measures.
+ *
+ * <p>A request with a budget ({@code Request.ttftBudget}) is never piled: admission sheds what it
+ * predicts late, which holds queues near the budgets. Nor is any request while this router has seen
+ * one with a budget in the last {@value #BUDGET_MEMORY_SECONDS} seconds: the queues its admission
+ * keeps short are not the backlog this rule is for, and piling the requests without one (a
+ * fleet's batch class) onto the longest of them made them late ({@code overload}, whose fifth
+ * without a budget lost 0.05-0.07 of all requests in time at 2x-3x its rate).
+ *
+ * <p>Measured in docs/cost-model.md ("Past capacity: piling the excess"), with the table that
+ * chose {@value #DEFAULT_MILLIS} ms.
+ *
+ * <p>An explanation ({@code Router.explain}) reads this state and leaves it as it was, so
+ * explaining a request changes no later decision.
+ *
+ * <p>Thread-safety: thread-safe, without a lock. The state is the time of the last request with a
+ * budget (a volatile written at most once a second; racing writers each store a time within that
+ * second) and whether, and since when, the fleet is backlogged (volatiles; racing decisions move
+ * the start or the end of a pile by a decision, see {@link #observe}).
+ */
+final class PastSaturation {
+  /** The default threshold in milliseconds (option {@code saturation_ms}; 0 turns the rule off). */
+  static final double DEFAULT_MILLIS = 300;
+  /** How long the backlog (or its absence) must last before the rule starts (or stops). */
+  static final long HOLD_MILLIS = 300;
+  /** How long a request with a budget keeps the rule off. */
+  static final long BUDGET_MEMORY_SECONDS = 60;
+  private static final long HOLD_NANOS = HOLD_MILLIS * 1_000_000L;
+  private static final long BUDGET_MEMORY_NANOS = BUDGET_MEMORY_SECONDS * 1_000_000_000L;
+  /** The time of the last budget is rewritten only once it is this old. */
+  private static final long REWRITE_NANOS = 1_000_000_000L;
+
+  private final double thresholdMillis;
+  /** {@code nowNanos} of the last request with a budget; meaningful once {@link #seenBudget}. */
+  private volatile long lastBudgetNanos;
+  private volatile boolean seenBudget;
+  /** Whether the last decision saw every candidate backlogged, and since when it has. */
+  private volatile boolean backlogged;
+  private volatile long backloggedSinceNanos;
+  private volatile boolean observed;
+  /** Whether the rule runs: {@link #backlogged} has held its value for {@link #HOLD_MILLIS}. */
+  private volatile boolean armed;
+
+  /** A rule with {@code thresholdMillis} (0: off; else positive and finite, checked by the caller). */
+  PastSaturation(double thresholdMillis) {
+    this.thresholdMillis = thresholdMillis;
+  }
+
+  /**
+   * The index in {@code context.candidates()} of the candidate to pile the request onto, or -1
+   * when the rule does not apply: off, the request or a recent one carries a budget, some
+   * candidate the policy may choose (fresh ones when {@code onlyFresh}) waits at most the
+   * threshold, or the backlog has not lasted {@value #HOLD_MILLIS} ms.
+   */
+  int pick(RoutingContext context, boolean onlyFresh) {
+    if (thresholdMillis <= 0) {
+      return -1;
+    }
+    long now = context.nowNanos();
+    boolean record = !RoutingContexts.isExplanation(context);
+    if (context.request().ttftBudget().isPresent()) {
+      if (record) {
+        noteBudget(now);
+      }
+      return -1;
+    }
+    if (seenBudget && now - lastBudgetNanos < BUDGET_MEMORY_NANOS) {
+      return -1;
+    }
+    List<CandidateView> candidates = context.candidates();
+    int pick = -1;
+    CandidateView picked = null;
+    for (int i = 0, n = candidates.size(); i < n; i++) {
+      CandidateView c = candidates.get(i);
+      if (onlyFresh && c.telemetryStale()) {
+        continue;
+      }
+      double wait = c.calibratedQueueMillis();
+      if (!(wait > thresholdMillis)) {
+        pick = -1;
+        break;
+      }
+      if (picked == null || c.matchedBlocks() > picked.matchedBlocks()
+          || c.matchedBlocks() == picked.matchedBlocks() && wait > picked.calibratedQueueMillis()) {
+        pick = i;
+        picked = c;
+      }
+    }
+    boolean on = record ? observe(pick >= 0, now) : armed;
+    return on ? pick : -1;
+  }
+
+  /**
+   * Records whether every candidate is backlogged at {@code now}; returns whether the rule runs.
+   * Racing decisions may each restart the hold or set {@link #armed} from a state a moment old,
+   * which moves the start or the end of a pile by one decision.
+   */
+  private boolean observe(boolean backloggedNow, long now) {
+    if (!observed || backloggedNow != backlogged) {
+      backloggedSinceNanos = now;
+      backlogged = backloggedNow;
+      observed = true;
+    }
+    boolean on = armed;
+    if (on != backloggedNow && now - backloggedSinceNanos >= HOLD_NANOS) {
+      armed = backloggedNow; // written only on a change: most decisions only read
+      on = backloggedNow;
+    }
+    return on;
+  }
+
+  private void noteBudget(long now) {
+    if (!seenBudget || now - lastBudgetNanos >= REWRITE_NANOS) {
+      lastBudgetNanos = now;
+      seenBudget = true;
+    }
+  }
+}

@@ -1,0 +1,192 @@
+package io.github.kvroute.policies;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.RandomSource;
+import io.github.kvroute.api.Request;
+import io.github.kvroute.api.RoutingContext;
+import io.github.kvroute.core.CostModel;
+import io.github.kvroute.testkit.FixedRoutingContext;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Past saturation a router alone piles a request without a deadline onto the deepest holder that
+ * waits longest ({@link PastSaturation}); below it, or with a deadline in sight, the ranking
+ * chooses.
+ */
+class PastSaturationTest {
+  private static final int PROMPT = 1_600;
+  private static final long SECOND = 1_000_000_000L;
+
+  private static CandidateView view(String id, double queueMillis, int matchedBlocks) {
+    return CandidateView.newBuilder().replicaId(id).prefill(20, 0.035).cache(0, 1_000_000)
+        .estimatedQueueMillis(queueMillis).inFlight(1, 1_000)
+        .matched(matchedBlocks, matchedBlocks * 16).build();
+  }
+
+  /** Every replica waits over 300 ms; replica-1 and replica-2 hold 50 blocks, replica-2 waits longer. */
+  private static List<CandidateView> backlogged() {
+    return List.of(view("replica-0", 900, 0), view("replica-1", 400, 50),
+        view("replica-2", 700, 50), view("replica-3", 2_000, 10));
+  }
+
+  private static RoutingContext context(Request request, List<CandidateView> fleet, long now) {
+    return FixedRoutingContext.of(request, fleet, RandomSource.seeded(1), now, CostModel.defaults());
+  }
+
+  private static final long HOLD = PastSaturation.HOLD_MILLIS * 1_000_000L;
+
+  /** The pick once {@code fleet} has been seen for the hold, from {@code start}. */
+  private static int pickAfterHold(PastSaturation rule, Request request, List<CandidateView> fleet,
+      long start) {
+    rule.pick(context(request, fleet, start), false);
+    return rule.pick(context(request, fleet, start + HOLD), false);
+  }
+
+  private static Request withBudget(int seed) {
+    return TestRequests.request(PROMPT, seed).toBuilder().ttftBudget(Duration.ofSeconds(1)).build();
+  }
+
+  @Test
+  void pastSaturationTheDeepestHolderThatWaitsLongestTakesTheRequest() {
+    PastSaturation rule = new PastSaturation(300);
+    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), backlogged(), 0))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void theBacklogMustLastTheHoldBeforeTheRuleStartsAndItsAbsenceAsLongBeforeItStops() {
+    PastSaturation rule = new PastSaturation(300);
+    Request request = TestRequests.request(PROMPT, 1);
+    List<CandidateView> idle = new ArrayList<>(backlogged());
+    idle.set(0, view("replica-0", 0, 0));
+    assertThat(rule.pick(context(request, backlogged(), 0), false)).as("a burst").isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), HOLD - 1), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), HOLD), false)).as("held").isEqualTo(2);
+    assertThat(rule.pick(context(request, idle, HOLD + 1), false))
+        .as("a replica free: the ranking's").isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), HOLD + 2), false))
+        .as("backlogged again within the hold: still running").isEqualTo(2);
+    assertThat(rule.pick(context(request, idle, HOLD + 3), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, idle, 2 * HOLD + 3), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), 2 * HOLD + 4), false))
+        .as("free for the hold: stopped until the backlog lasts it again").isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), 3 * HOLD + 4), false)).isEqualTo(2);
+  }
+
+  @Test
+  void aPromptHeldNowhereGoesToTheLongestWait() {
+    PastSaturation rule = new PastSaturation(300);
+    List<CandidateView> fleet = List.of(view("replica-0", 900, 0), view("replica-1", 400, 0),
+        view("replica-2", 2_500, 0));
+    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(2);
+  }
+
+  @Test
+  void oneReplicaAtOrUnderTheThresholdLeavesTheRequestToTheRanking() {
+    PastSaturation rule = new PastSaturation(300);
+    List<CandidateView> fleet = new ArrayList<>(backlogged());
+    fleet.set(0, view("replica-0", 300, 0));
+    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(-1);
+  }
+
+  @Test
+  void staleCandidatesDoNotCountWhenOnlyFreshOnesMayBeChosen() {
+    PastSaturation rule = new PastSaturation(300);
+    List<CandidateView> fleet = new ArrayList<>(backlogged());
+    fleet.set(0, CandidateView.newBuilder().replicaId("replica-0").prefill(20, 0.035)
+        .cache(0, 1_000_000).estimatedQueueMillis(0).telemetryStale(true).build());
+    Request request = TestRequests.request(PROMPT, 1);
+    rule.pick(context(request, fleet, 0), true);
+    assertThat(rule.pick(context(request, fleet, HOLD), true))
+        .as("the idle replica is stale and excluded").isEqualTo(2);
+    assertThat(rule.pick(context(request, fleet, HOLD + 1), false))
+        .as("kept, the idle replica is a choice: not saturated").isEqualTo(-1);
+  }
+
+  @Test
+  void aRequestWithABudgetIsLeftToAdmissionAndKeepsTheRuleOffForAMinute() {
+    PastSaturation rule = new PastSaturation(300);
+    assertThat(rule.pick(context(withBudget(1), backlogged(), 10 * SECOND), false)).isEqualTo(-1);
+    Request plain = TestRequests.request(PROMPT, 2);
+    assertThat(pickAfterHold(rule, plain, backlogged(), 69 * SECOND - HOLD))
+        .as("59 s after a budget").isEqualTo(-1);
+    assertThat(pickAfterHold(rule, plain, backlogged(), 70 * SECOND))
+        .as("60 s after, and the hold after that").isEqualTo(2);
+  }
+
+  @Test
+  void zeroTurnsTheRuleOff() {
+    PastSaturation rule = new PastSaturation(0);
+    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), backlogged(), 0))
+        .isEqualTo(-1);
+  }
+
+  @Test
+  void throughHybridCostARouterAlonePilesAndOneWithPeersDoesNot() {
+    HybridCostPolicy policy = new HybridCostPolicy(Map.of(), false,
+        HybridCostPolicy.Externality.ALL, true, 0, 300);
+    Request request = TestRequests.request(PROMPT, 3);
+    assertThat(policy.route(context(request, backlogged(), 0)).replicaId())
+        .as("alone, a burst: the least predicted TTFT").isEqualTo("replica-1");
+    assertThat(policy.route(context(request, backlogged(), HOLD)).replicaId())
+        .as("alone, past saturation for the hold").isEqualTo("replica-2");
+    HybridCostPolicy off = new HybridCostPolicy(Map.of(), false,
+        HybridCostPolicy.Externality.ALL, true, 0, 0);
+    assertThat(off.route(context(request, backlogged(), 0)).replicaId())
+        .as("the rule off: the least predicted TTFT").isEqualTo("replica-1");
+    // with peers the home rules decide, as with the rule off; the first router's to the far end
+    Request far = TestRequests.request(PROMPT, 5);
+    for (int seed = 5; seed < 40; seed++) {
+      far = TestRequests.request(PROMPT, seed);
+      RoutingContext withPeers = FixedRoutingContext.withPeerRouters(context(far, backlogged(), 0), 2);
+      if (!off.route(withPeers).replicaId().equals("replica-2")) {
+        break;
+      }
+    }
+    RoutingContext withPeers = FixedRoutingContext.withPeerRouters(context(far, backlogged(), 0), 2);
+    assertThat(off.route(withPeers).replicaId()).as("a prompt whose home is elsewhere")
+        .isNotEqualTo("replica-2");
+    assertThat(policy.route(withPeers).replicaId()).isEqualTo(off.route(withPeers).replicaId());
+  }
+
+  /**
+   * Once a fleet has been seen for the hold: whenever the rule picks, every candidate waits over
+   * the threshold, the pick matches
+   * at least as deep as any of them, and no equally deep one waits longer; whenever it does not, a
+   * candidate waits at most the threshold.
+   */
+  @Property
+  void thePickIsTheDeepestLongestWaitAndOnlyPastTheThreshold(
+      @ForAll @Size(min = 1, max = 8) List<@IntRange(min = 0, max = 3_000) Integer> waits,
+      @ForAll @Size(min = 8, max = 8) List<@IntRange(min = 0, max = 3) Integer> depths,
+      @ForAll @DoubleRange(min = 1, max = 2_000) double threshold) {
+    List<CandidateView> fleet = new ArrayList<>();
+    for (int i = 0; i < waits.size(); i++) {
+      fleet.add(view("replica-" + i, waits.get(i), depths.get(i) * 10));
+    }
+    int pick = pickAfterHold(new PastSaturation(threshold), TestRequests.request(PROMPT, 4), fleet,
+        0);
+    boolean saturated = fleet.stream().allMatch(c -> c.calibratedQueueMillis() > threshold);
+    assertThat(pick >= 0).isEqualTo(saturated);
+    if (pick >= 0) {
+      CandidateView p = fleet.get(pick);
+      for (CandidateView c : fleet) {
+        assertThat(c.matchedBlocks()).isLessThanOrEqualTo(p.matchedBlocks());
+        if (c.matchedBlocks() == p.matchedBlocks()) {
+          assertThat(c.calibratedQueueMillis()).isLessThanOrEqualTo(p.calibratedQueueMillis());
+        }
+      }
+    }
+  }
+}
