@@ -12,6 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
@@ -158,6 +163,44 @@ class PastSaturationTest {
     assertThat(off.route(withPeers).replicaId()).as("a prompt whose home is elsewhere")
         .isNotEqualTo("replica-2");
     assertThat(policy.route(withPeers).replicaId()).isEqualTo(off.route(withPeers).replicaId());
+  }
+
+  @Test
+  void decisionsRacingOnOneRulePickOnlyTheDeepestLongestWaitAndOnlyPastTheThreshold()
+      throws Exception {
+    PastSaturation rule = new PastSaturation(300);
+    List<CandidateView> idle = new ArrayList<>(backlogged());
+    idle.set(0, view("replica-0", 0, 0));
+    Request request = TestRequests.request(PROMPT, 6);
+    AtomicInteger wrong = new AtomicInteger();
+    AtomicInteger piled = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        runs.add(pool.submit(() -> {
+          for (int i = 0; i < 20_000; i++) {
+            // alternating phases of five holds each, time rising with i in every thread
+            boolean busy = i / 50 % 2 == 0;
+            int pick = rule.pick(
+                context(request, busy ? backlogged() : idle, i * (HOLD / 10)), false);
+            if (pick == 2) {
+              piled.incrementAndGet();
+            }
+            if (pick != -1 && (pick != 2 || !busy)) {
+              wrong.incrementAndGet();
+            }
+          }
+        }));
+      }
+      for (Future<?> run : runs) {
+        run.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(wrong.get()).isZero();
+    assertThat(piled.get()).as("the rule ran in the backlogged phases").isPositive();
   }
 
   /**
