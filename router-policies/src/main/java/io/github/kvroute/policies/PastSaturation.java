@@ -32,13 +32,15 @@ import java.util.List;
  * the excess, 0.44-0.71 on the others, 0.45 in all). It ignores the bounded load ({@link LoadBound}), whose
  * purpose, spreading a hot prefix's decodes, is what it undoes on purpose.
  *
- * <p>The backlog must last {@value #HOLD_MILLIS} ms before the rule starts, and its absence as
- * long before it stops (between, each decision still checks every wait). A burst makes every queue
- * long for a moment below capacity too, and piling then concentrated what the fleet could have
- * served: on {@code multi-tenant} (six tenants' prompts, KV for about two per replica) at three
- * times its rate the requests in time fell from 0.93 to 0.76 (seed 1), and the capacity from
- * 114.75 to 110.83 req/s (seeds 1-10). With the hold that scenario is unchanged; the hold also
- * halves what the rule gains elsewhere, which docs/cost-model.md measures.
+ * <p>The backlog must last {@value #START_MILLIS} ms before the rule starts, and its absence
+ * {@value #STOP_MILLIS} ms before it stops (while it runs, each decision still checks every wait).
+ * A burst makes every queue long for a moment below capacity too, and piling then concentrated
+ * what the fleet could have served: on {@code multi-tenant} (six tenants' prompts, KV for about two
+ * per replica) at three times its rate the requests in time fell from 0.93 to 0.76 (seed 1), and the
+ * capacity from 114.75 to 110.83 req/s (seeds 1-10). Started only after a lasting backlog, that
+ * scenario is unchanged. Once started, the rule outlives the short gaps in which the other
+ * replicas drain under the threshold: stopped as soon as a gap had lasted as long as the start
+ * takes, it spread the excess again in every gap and kept half its gain (docs/cost-model.md).
  *
  * <p>A request with a budget ({@code Request.ttftBudget}) is never piled: admission sheds what it
  * predicts late, which holds queues near the budgets. Nor is any request while this router has seen
@@ -61,11 +63,14 @@ import java.util.List;
 final class PastSaturation {
   /** The default threshold in milliseconds (option {@code saturation_ms}; 0 turns the rule off). */
   static final double DEFAULT_MILLIS = 300;
-  /** How long the backlog (or its absence) must last before the rule starts (or stops). */
-  static final long HOLD_MILLIS = 300;
+  /** How long the backlog must last before the rule starts. */
+  static final long START_MILLIS = 300;
+  /** How long the absence of a backlog must last before the rule stops. */
+  static final long STOP_MILLIS = 3_000;
   /** How long a request with a budget keeps the rule off. */
   static final long BUDGET_MEMORY_SECONDS = 60;
-  private static final long HOLD_NANOS = HOLD_MILLIS * 1_000_000L;
+  private static final long START_NANOS = START_MILLIS * 1_000_000L;
+  private static final long STOP_NANOS = STOP_MILLIS * 1_000_000L;
   private static final long BUDGET_MEMORY_NANOS = BUDGET_MEMORY_SECONDS * 1_000_000_000L;
   /** The time of the last budget is rewritten only once it is this old. */
   private static final long REWRITE_NANOS = 1_000_000_000L;
@@ -78,7 +83,10 @@ final class PastSaturation {
   private volatile boolean backlogged;
   private volatile long backloggedSinceNanos;
   private volatile boolean observed;
-  /** Whether the rule runs: {@link #backlogged} has held its value for {@link #HOLD_MILLIS}. */
+  /**
+   * Whether the rule runs: set once {@link #backlogged} has held for {@link #START_MILLIS}, cleared
+   * once its absence has held for {@link #STOP_MILLIS}.
+   */
   private volatile boolean armed;
 
   /** A rule with {@code thresholdMillis} (0: off; else positive and finite, checked by the caller). */
@@ -90,7 +98,7 @@ final class PastSaturation {
    * The index in {@code context.candidates()} of the candidate to pile the request onto, or -1
    * when the rule does not apply: off, the request or a recent one carries a budget, some
    * candidate the policy may choose (fresh ones when {@code onlyFresh}) waits at most the
-   * threshold, or the backlog has not lasted {@value #HOLD_MILLIS} ms.
+   * threshold, or the rule has not started (the backlog has not lasted {@value #START_MILLIS} ms).
    */
   int pick(RoutingContext context, boolean onlyFresh) {
     if (thresholdMillis <= 0) {
@@ -142,7 +150,7 @@ final class PastSaturation {
       observed = true;
     }
     boolean on = armed;
-    if (on != backloggedNow && now - backloggedSinceNanos >= HOLD_NANOS) {
+    if (on != backloggedNow && now - backloggedSinceNanos >= (on ? STOP_NANOS : START_NANOS)) {
       armed = backloggedNow; // written only on a change: most decisions only read
       on = backloggedNow;
     }

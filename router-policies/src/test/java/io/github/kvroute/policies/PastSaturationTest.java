@@ -49,13 +49,14 @@ class PastSaturationTest {
     return FixedRoutingContext.of(request, fleet, RandomSource.seeded(1), now, CostModel.defaults());
   }
 
-  private static final long HOLD = PastSaturation.HOLD_MILLIS * 1_000_000L;
+  private static final long START = PastSaturation.START_MILLIS * 1_000_000L;
+  private static final long STOP = PastSaturation.STOP_MILLIS * 1_000_000L;
 
-  /** The pick once {@code fleet} has been seen for the hold, from {@code start}. */
-  private static int pickAfterHold(PastSaturation rule, Request request, List<CandidateView> fleet,
+  /** The pick once {@code fleet} has been seen for the start, from {@code start}. */
+  private static int pickAfterStart(PastSaturation rule, Request request, List<CandidateView> fleet,
       long start) {
     rule.pick(context(request, fleet, start), false);
-    return rule.pick(context(request, fleet, start + HOLD), false);
+    return rule.pick(context(request, fleet, start + START), false);
   }
 
   private static Request withBudget(int seed) {
@@ -65,28 +66,30 @@ class PastSaturationTest {
   @Test
   void pastSaturationTheDeepestHolderThatWaitsLongestTakesTheRequest() {
     PastSaturation rule = new PastSaturation(300);
-    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), backlogged(), 0))
+    assertThat(pickAfterStart(rule, TestRequests.request(PROMPT, 1), backlogged(), 0))
         .isEqualTo(2);
   }
 
   @Test
-  void theBacklogMustLastTheHoldBeforeTheRuleStartsAndItsAbsenceAsLongBeforeItStops() {
+  void theRuleStartsAfterALastingBacklogAndStopsAfterALastingAbsence() {
     PastSaturation rule = new PastSaturation(300);
     Request request = TestRequests.request(PROMPT, 1);
     List<CandidateView> idle = new ArrayList<>(backlogged());
     idle.set(0, view("replica-0", 0, 0));
     assertThat(rule.pick(context(request, backlogged(), 0), false)).as("a burst").isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), HOLD - 1), false)).isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), HOLD), false)).as("held").isEqualTo(2);
-    assertThat(rule.pick(context(request, idle, HOLD + 1), false))
+    assertThat(rule.pick(context(request, backlogged(), START - 1), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), START), false)).as("started")
+        .isEqualTo(2);
+    assertThat(rule.pick(context(request, idle, START + 1), false))
         .as("a replica free: the ranking's").isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), HOLD + 2), false))
-        .as("backlogged again within the hold: still running").isEqualTo(2);
-    assertThat(rule.pick(context(request, idle, HOLD + 3), false)).isEqualTo(-1);
-    assertThat(rule.pick(context(request, idle, 2 * HOLD + 3), false)).isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), 2 * HOLD + 4), false))
-        .as("free for the hold: stopped until the backlog lasts it again").isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), 3 * HOLD + 4), false)).isEqualTo(2);
+    assertThat(rule.pick(context(request, backlogged(), START + STOP), false))
+        .as("after a gap shorter than the stop: still running").isEqualTo(2);
+    assertThat(rule.pick(context(request, idle, START + STOP + 1), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, idle, START + 2 * STOP + 1), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), START + 2 * STOP + 2), false))
+        .as("stopped: the backlog must last the start again").isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), 2 * START + 2 * STOP + 2), false))
+        .isEqualTo(2);
   }
 
   @Test
@@ -94,7 +97,7 @@ class PastSaturationTest {
     PastSaturation rule = new PastSaturation(300);
     List<CandidateView> fleet = List.of(view("replica-0", 900, 0), view("replica-1", 400, 0),
         view("replica-2", 2_500, 0));
-    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(2);
+    assertThat(pickAfterStart(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(2);
   }
 
   @Test
@@ -102,7 +105,7 @@ class PastSaturationTest {
     PastSaturation rule = new PastSaturation(300);
     List<CandidateView> fleet = new ArrayList<>(backlogged());
     fleet.set(0, view("replica-0", 300, 0));
-    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(-1);
+    assertThat(pickAfterStart(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(-1);
   }
 
   @Test
@@ -113,9 +116,9 @@ class PastSaturationTest {
         .cache(0, 1_000_000).estimatedQueueMillis(0).telemetryStale(true).build());
     Request request = TestRequests.request(PROMPT, 1);
     rule.pick(context(request, fleet, 0), true);
-    assertThat(rule.pick(context(request, fleet, HOLD), true))
+    assertThat(rule.pick(context(request, fleet, START), true))
         .as("the idle replica is stale and excluded").isEqualTo(2);
-    assertThat(rule.pick(context(request, fleet, HOLD + 1), false))
+    assertThat(rule.pick(context(request, fleet, START + 1), false))
         .as("kept, the idle replica is a choice: not saturated").isEqualTo(-1);
   }
 
@@ -124,16 +127,16 @@ class PastSaturationTest {
     PastSaturation rule = new PastSaturation(300);
     assertThat(rule.pick(context(withBudget(1), backlogged(), 10 * SECOND), false)).isEqualTo(-1);
     Request plain = TestRequests.request(PROMPT, 2);
-    assertThat(pickAfterHold(rule, plain, backlogged(), 69 * SECOND - HOLD))
+    assertThat(pickAfterStart(rule, plain, backlogged(), 69 * SECOND - START))
         .as("59 s after a budget").isEqualTo(-1);
-    assertThat(pickAfterHold(rule, plain, backlogged(), 70 * SECOND))
-        .as("60 s after, and the hold after that").isEqualTo(2);
+    assertThat(pickAfterStart(rule, plain, backlogged(), 70 * SECOND))
+        .as("60 s after, and the start after that").isEqualTo(2);
   }
 
   @Test
   void zeroTurnsTheRuleOff() {
     PastSaturation rule = new PastSaturation(0);
-    assertThat(pickAfterHold(rule, TestRequests.request(PROMPT, 1), backlogged(), 0))
+    assertThat(pickAfterStart(rule, TestRequests.request(PROMPT, 1), backlogged(), 0))
         .isEqualTo(-1);
   }
 
@@ -144,8 +147,8 @@ class PastSaturationTest {
     Request request = TestRequests.request(PROMPT, 3);
     assertThat(policy.route(context(request, backlogged(), 0)).replicaId())
         .as("alone, a burst: the least predicted TTFT").isEqualTo("replica-1");
-    assertThat(policy.route(context(request, backlogged(), HOLD)).replicaId())
-        .as("alone, past saturation for the hold").isEqualTo("replica-2");
+    assertThat(policy.route(context(request, backlogged(), START)).replicaId())
+        .as("alone, past saturation for the start").isEqualTo("replica-2");
     HybridCostPolicy off = new HybridCostPolicy(Map.of(), false,
         HybridCostPolicy.Externality.ALL, true, 0, 0);
     assertThat(off.route(context(request, backlogged(), 0)).replicaId())
@@ -180,10 +183,10 @@ class PastSaturationTest {
       for (int t = 0; t < 4; t++) {
         runs.add(pool.submit(() -> {
           for (int i = 0; i < 20_000; i++) {
-            // alternating phases of five holds each, time rising with i in every thread
+            // alternating phases of five starts each, time rising with i in every thread
             boolean busy = i / 50 % 2 == 0;
             int pick = rule.pick(
-                context(request, busy ? backlogged() : idle, i * (HOLD / 10)), false);
+                context(request, busy ? backlogged() : idle, i * (START / 10)), false);
             if (pick == 2) {
               piled.incrementAndGet();
             }
@@ -204,7 +207,7 @@ class PastSaturationTest {
   }
 
   /**
-   * Once a fleet has been seen for the hold: whenever the rule picks, every candidate waits over
+   * Once a fleet has been seen for the start: whenever the rule picks, every candidate waits over
    * the threshold, the pick matches
    * at least as deep as any of them, and no equally deep one waits longer; whenever it does not, a
    * candidate waits at most the threshold.
@@ -218,7 +221,7 @@ class PastSaturationTest {
     for (int i = 0; i < waits.size(); i++) {
       fleet.add(view("replica-" + i, waits.get(i), depths.get(i) * 10));
     }
-    int pick = pickAfterHold(new PastSaturation(threshold), TestRequests.request(PROMPT, 4), fleet,
+    int pick = pickAfterStart(new PastSaturation(threshold), TestRequests.request(PROMPT, 4), fleet,
         0);
     boolean saturated = fleet.stream().allMatch(c -> c.calibratedQueueMillis() > threshold);
     assertThat(pick >= 0).isEqualTo(saturated);
