@@ -72,7 +72,8 @@ import java.util.function.ToDoubleFunction;
  * waits, not after its queue has passed the objective.
  *
  * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
- * {@value PastSaturation#DEFAULT_MILLIS}) a router alone that is told no deadline piles the
+ * {@value PastSaturation#DEFAULT_MILLIS}, for {@value PastSaturation#START_MILLIS} ms) a router
+ * alone that is told no deadline piles the
  * excess onto one replica, the deepest holder that waits longest, so that the others drain and
  * keep their requests in time ({@link PastSaturation}).
  *
