@@ -73,9 +73,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
  * {@value PastSaturation#DEFAULT_MILLIS}, for {@value PastSaturation#START_MILLIS} ms) a router
- * alone that is told no deadline piles the
- * excess onto one replica, the deepest holder that waits longest, so that the others drain and
- * keep their requests in time ({@link PastSaturation}).
+ * alone that is told no deadline piles the excess onto one replica, the deepest holder that waits
+ * longest, so that the others drain and keep their requests in time ({@link PastSaturation}).
  *
  * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
  * the least work is in flight among the replicas near the best predicted TTFT: the placement makes

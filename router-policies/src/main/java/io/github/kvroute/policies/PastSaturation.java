@@ -26,10 +26,10 @@ import java.util.List;
  * equal matches to the one with the longest calibrated wait: a request that finds its prefix held
  * prefills little there, and one that finds it nowhere (the match is 0 everywhere) costs its whole
  * prefill wherever it goes, so it goes where the requests already queued are the least likely to
- * be in time anyway. The rule stops as soon as one replica's wait falls under the threshold, and
- * the TTFT ranking then sends that replica the next requests: the others hover near the threshold
- * while one takes what they cannot serve (the same run: 0.13 in time on the replica that took
- * the excess, 0.44-0.71 on the others, 0.45 in all). It ignores the bounded load ({@link LoadBound}), whose
+ * be in time anyway. No request is piled while one replica waits the threshold or less: the TTFT
+ * ranking sends that replica the next requests, so the others hover near the threshold while one
+ * takes what they cannot serve (the same run: 0.13 in time on the replica that took the excess,
+ * 0.44-0.71 on the others, 0.45 in all). It ignores the bounded load ({@link LoadBound}), whose
  * purpose, spreading a hot prefix's decodes, is what it undoes on purpose.
  *
  * <p>The backlog must last {@value #START_MILLIS} ms before the rule starts, and its absence
