@@ -3,6 +3,7 @@ package io.github.kvroute.policies;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.kvroute.api.CandidateView;
+import io.github.kvroute.api.Priority;
 import io.github.kvroute.api.RandomSource;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
@@ -131,6 +132,17 @@ class PastSaturationTest {
         .as("59 s after a budget").isEqualTo(-1);
     assertThat(pickAfterStart(rule, plain, backlogged(), 70 * SECOND))
         .as("60 s after, and the start after that").isEqualTo(2);
+  }
+
+  @Test
+  void anInteractiveRequestIsNeverPiled() {
+    PastSaturation rule = new PastSaturation(300);
+    Request interactive = TestRequests.request(PROMPT, 7).toBuilder()
+        .priority(Priority.INTERACTIVE).build();
+    assertThat(pickAfterStart(rule, interactive, backlogged(), 0)).isEqualTo(-1);
+    Request batch = TestRequests.request(PROMPT, 8).toBuilder().priority(Priority.BATCH).build();
+    assertThat(rule.pick(context(batch, backlogged(), START + 1), false))
+        .as("the backlog it saw counts for the others").isEqualTo(2);
   }
 
   @Test
