@@ -87,10 +87,9 @@ final class PastSaturation {
   /** {@code nowNanos} of the last request with a budget; meaningful once {@link #seenBudget}. */
   private volatile long lastBudgetNanos;
   private volatile boolean seenBudget;
-  /** Whether the last decision saw every candidate backlogged, and since when it has. */
+  /** Whether the last decision saw every candidate backlogged, and since when that has held. */
   private volatile boolean backlogged;
   private volatile long backloggedSinceNanos;
-  private volatile boolean observed;
   /**
    * Whether the rule runs: set once {@link #backlogged} has held for {@link #START_MILLIS}, cleared
    * once its absence has held for {@link #STOP_MILLIS}.
@@ -104,7 +103,8 @@ final class PastSaturation {
 
   /**
    * The index in {@code context.candidates()} of the candidate to pile the request onto, or -1
-   * when the rule does not apply: off, the request or a recent one carries a budget, some
+   * when the rule does not apply: off, the request is {@code INTERACTIVE}, it or a recent one
+   * carries a budget, some
    * candidate the policy may choose (fresh ones when {@code onlyFresh}) waits at most the
    * threshold, or the rule has not started (the backlog has not lasted {@value #START_MILLIS} ms).
    */
@@ -153,10 +153,9 @@ final class PastSaturation {
    * which moves the start or the end of a pile by one decision.
    */
   private boolean observe(boolean backloggedNow, long now) {
-    if (!observed || backloggedNow != backlogged) {
+    if (backloggedNow != backlogged) {
       backloggedSinceNanos = now;
       backlogged = backloggedNow;
-      observed = true;
     }
     boolean on = armed;
     if (on != backloggedNow && now - backloggedSinceNanos >= (on ? STOP_NANOS : START_NANOS)) {
