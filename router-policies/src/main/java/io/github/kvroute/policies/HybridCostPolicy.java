@@ -74,7 +74,10 @@ import java.util.function.ToDoubleFunction;
  * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
  * {@value PastSaturation#DEFAULT_MILLIS}, for {@value PastSaturation#START_MILLIS} ms) a router
  * alone that is told no deadline piles the excess onto one replica, the deepest holder that waits
- * longest, so that the others drain and keep their requests in time ({@link PastSaturation}).
+ * longest, so that the others drain and keep their requests in time; routers sharing the fleet
+ * pile onto the one replica they all rank first for a fixed key, once the backlog has lasted
+ * {@value PastSaturation#PEER_START_MILLIS} ms and while every candidate waits over
+ * {@value PastSaturation#PEER_OPEN_MILLIS} ms ({@link PastSaturation}).
  *
  * <p>A router alone places a prompt that no replica holds, on traffic that reuses prefixes, where
  * the least work is in flight among the replicas near the best predicted TTFT: the placement makes
@@ -139,7 +142,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final Externality externality;
   /** A router alone skips a replica past this many times the mean requests in flight; 0: off. */
   private final double loadBound;
-  /** Where a router alone sends a request without a deadline once every replica is backlogged. */
+  /** Where a request without a deadline goes once every replica is backlogged. */
   private final PastSaturation pastSaturation;
 
   /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
@@ -261,9 +264,10 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       if (!unique && externality.queueing && scores != null) {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
-      return home(context, onlyFresh, unique, queueing, best, bestMillis);
+      return home(context, onlyFresh, unique, queueing, best, bestMillis,
+          pastSaturation.pick(context, onlyFresh, true));
     }
-    int piled = pastSaturation.pick(context, onlyFresh);
+    int piled = pastSaturation.pick(context, onlyFresh, false);
     if (piled >= 0) {
       CandidateView c = candidates.get(piled);
       return context.routedWithEstimate(c,
@@ -287,20 +291,26 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
    * peers send the prefix home, so home holds what they made of it; no credit where the index
    * follows KV events, which show home's copy as it is); else the highest-ranked candidate within
    * the limit (the best is one). On {@code unique} traffic the limit is narrower and every
-   * candidate is ranked as {@link #uniqueRankingMillis} ranks it.
+   * candidate is ranked as {@link #uniqueRankingMillis} ranks it. Past saturation the request goes
+   * to {@code piled}, the index of the candidate that takes the excess ({@link PastSaturation}),
+   * when that is not -1 (the book still notes the request).
    */
   private RoutingDecision home(RoutingContext context, boolean onlyFresh, boolean unique,
-      double queueing, CandidateView best, double bestMillis) {
+      double queueing, CandidateView best, double bestMillis, int piled) {
     Request request = context.request();
     long key = PrefixHome.key(request);
     double limit = PrefixHome.limitMillis(bestMillis, unique ? PrefixHome.UNIQUE_SLACK
         : PrefixHome.slack(book.share(key, context.nowNanos()), context.candidates().size()));
     String booked = book.home(key, request.prompt().blockCount(), context.candidates(),
         context.nowNanos(), !RoutingContexts.isExplanation(context));
+    List<CandidateView> candidates = context.candidates();
+    if (piled >= 0) {
+      CandidateView c = candidates.get(piled);
+      return context.routedWithEstimate(c, rankingMillis(context, c, unique, queueing));
+    }
     CandidateView home = null;
     CandidateView deepest = null;
     long homeRank = 0;
-    List<CandidateView> candidates = context.candidates();
     for (int i = 0, n = candidates.size(); i < n; i++) {
       CandidateView c = candidates.get(i);
       if (deepest == null || c.matchedBlocks() > deepest.matchedBlocks()) {

@@ -27,7 +27,8 @@ import java.util.Set;
  * candidates' mean of its requests in flight that waits; see {@link LoadBound}); {@code saturation_ms}
  * ({@code 0} (off) or milliseconds up to an hour, default {@value PastSaturation#DEFAULT_MILLIS}:
  * once every replica waits longer, a router alone piles requests without a deadline onto the
- * deepest holder that waits longest; see {@link PastSaturation}).
+ * deepest holder that waits longest, and routers sharing the fleet onto the replica they agree
+ * on; see {@link PastSaturation}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.

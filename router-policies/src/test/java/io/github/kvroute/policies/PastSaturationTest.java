@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Past saturation a router alone piles a request without a deadline onto the deepest holder that
- * waits longest ({@link PastSaturation}); below it, or with a deadline in sight, the ranking
- * chooses.
+ * waits longest, and routers that share the fleet onto the one sink they agree on
+ * ({@link PastSaturation}); below it, or with a deadline in sight, the ranking chooses.
  */
 class PastSaturationTest {
   private static final int PROMPT = 1_600;
@@ -56,8 +56,8 @@ class PastSaturationTest {
   /** The pick once {@code fleet} has been seen for the start, from {@code start}. */
   private static int pickAfterStart(PastSaturation rule, Request request, List<CandidateView> fleet,
       long start) {
-    rule.pick(context(request, fleet, start), false);
-    return rule.pick(context(request, fleet, start + START), false);
+    rule.pick(context(request, fleet, start), false, false);
+    return rule.pick(context(request, fleet, start + START), false, false);
   }
 
   private static Request withBudget(int seed) {
@@ -77,19 +77,21 @@ class PastSaturationTest {
     Request request = TestRequests.request(PROMPT, 1);
     List<CandidateView> idle = new ArrayList<>(backlogged());
     idle.set(0, view("replica-0", 0, 0));
-    assertThat(rule.pick(context(request, backlogged(), 0), false)).as("a burst").isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), START - 1), false)).isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), START), false)).as("started")
+    assertThat(rule.pick(context(request, backlogged(), 0), false, false)).as("a burst")
+        .isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), START - 1), false, false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), START), false, false)).as("started")
         .isEqualTo(2);
-    assertThat(rule.pick(context(request, idle, START + 1), false))
+    assertThat(rule.pick(context(request, idle, START + 1), false, false))
         .as("a replica free: the ranking's").isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), START + STOP), false))
+    assertThat(rule.pick(context(request, backlogged(), START + STOP), false, false))
         .as("after a gap shorter than the stop: still running").isEqualTo(2);
-    assertThat(rule.pick(context(request, idle, START + STOP + 1), false)).isEqualTo(-1);
-    assertThat(rule.pick(context(request, idle, START + 2 * STOP + 1), false)).isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), START + 2 * STOP + 2), false))
+    assertThat(rule.pick(context(request, idle, START + STOP + 1), false, false)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, idle, START + 2 * STOP + 1), false, false))
+        .isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), START + 2 * STOP + 2), false, false))
         .as("stopped: the backlog must last the start again").isEqualTo(-1);
-    assertThat(rule.pick(context(request, backlogged(), 2 * START + 2 * STOP + 2), false))
+    assertThat(rule.pick(context(request, backlogged(), 2 * START + 2 * STOP + 2), false, false))
         .isEqualTo(2);
   }
 
@@ -116,17 +118,18 @@ class PastSaturationTest {
     fleet.set(0, CandidateView.newBuilder().replicaId("replica-0").prefill(20, 0.035)
         .cache(0, 1_000_000).estimatedQueueMillis(0).telemetryStale(true).build());
     Request request = TestRequests.request(PROMPT, 1);
-    rule.pick(context(request, fleet, 0), true);
-    assertThat(rule.pick(context(request, fleet, START), true))
+    rule.pick(context(request, fleet, 0), true, false);
+    assertThat(rule.pick(context(request, fleet, START), true, false))
         .as("the idle replica is stale and excluded").isEqualTo(2);
-    assertThat(rule.pick(context(request, fleet, START + 1), false))
+    assertThat(rule.pick(context(request, fleet, START + 1), false, false))
         .as("kept, the idle replica is a choice: not saturated").isEqualTo(-1);
   }
 
   @Test
   void aRequestWithABudgetIsLeftToAdmissionAndKeepsTheRuleOffForAMinute() {
     PastSaturation rule = new PastSaturation(300);
-    assertThat(rule.pick(context(withBudget(1), backlogged(), 10 * SECOND), false)).isEqualTo(-1);
+    assertThat(rule.pick(context(withBudget(1), backlogged(), 10 * SECOND), false, false))
+        .isEqualTo(-1);
     Request plain = TestRequests.request(PROMPT, 2);
     assertThat(pickAfterStart(rule, plain, backlogged(), 69 * SECOND - START))
         .as("59 s after a budget").isEqualTo(-1);
@@ -141,7 +144,7 @@ class PastSaturationTest {
         .priority(Priority.INTERACTIVE).build();
     assertThat(pickAfterStart(rule, interactive, backlogged(), 0)).isEqualTo(-1);
     Request batch = TestRequests.request(PROMPT, 8).toBuilder().priority(Priority.BATCH).build();
-    assertThat(rule.pick(context(batch, backlogged(), START + 1), false))
+    assertThat(rule.pick(context(batch, backlogged(), START + 1), false, false))
         .as("the backlog it saw counts for the others").isEqualTo(2);
   }
 
@@ -152,8 +155,61 @@ class PastSaturationTest {
         .isEqualTo(-1);
   }
 
+  private static final long PEER_START = PastSaturation.PEER_START_MILLIS * 1_000_000L;
+
+  /** The candidate ranked first for {@link PastSaturation#SINK_KEY} among {@code fleet}. */
+  private static String sink(List<CandidateView> fleet) {
+    return fleet.stream().max((a, b) -> Long.compare(
+        PrefixHome.rank(PastSaturation.SINK_KEY, a.replicaId()),
+        PrefixHome.rank(PastSaturation.SINK_KEY, b.replicaId()))).orElseThrow().replicaId();
+  }
+
   @Test
-  void throughHybridCostARouterAlonePilesAndOneWithPeersDoesNot() {
+  void withPeersEveryRouterPilesOntoTheSameSinkWhateverItsOrderOfCandidates() {
+    List<CandidateView> fleet = backlogged();
+    List<CandidateView> reversed = new ArrayList<>(fleet);
+    java.util.Collections.reverse(reversed);
+    Request request = TestRequests.request(PROMPT, 1);
+    PastSaturation first = new PastSaturation(300);
+    PastSaturation second = new PastSaturation(300);
+    first.pick(context(request, fleet, 0), false, true);
+    second.pick(context(request, reversed, 0), false, true);
+    int a = first.pick(context(request, fleet, PEER_START), false, true);
+    int b = second.pick(context(request, reversed, PEER_START), false, true);
+    assertThat(fleet.get(a).replicaId()).isEqualTo(reversed.get(b).replicaId())
+        .isEqualTo(sink(fleet));
+  }
+
+  @Test
+  void withPeersTheBacklogMustLastLongerAndThePileGoesOnWhileEveryWaitPassesTheOpenThreshold() {
+    PastSaturation rule = new PastSaturation(300);
+    Request request = TestRequests.request(PROMPT, 1);
+    // every replica over the open threshold, one under the threshold: no start
+    List<CandidateView> draining = new ArrayList<>(backlogged());
+    draining.set(1, view("replica-1", PastSaturation.PEER_OPEN_MILLIS + 20, 50));
+    List<CandidateView> open = new ArrayList<>(backlogged());
+    open.set(1, view("replica-1", PastSaturation.PEER_OPEN_MILLIS, 50));
+    int sink = Integer.parseInt(sink(backlogged()).substring("replica-".length()));
+    assertThat(rule.pick(context(request, draining, 0), false, true)).isEqualTo(-1);
+    assertThat(rule.pick(context(request, draining, 2 * PEER_START), false, true))
+        .as("a replica under the threshold: never starts").isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), 2 * PEER_START + 1), false, true))
+        .isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), 2 * PEER_START + START + 1), false, true))
+        .as("alone it would have started; with peers the backlog must last longer")
+        .isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlogged(), 3 * PEER_START + 1), false, true))
+        .as("started").isEqualTo(sink);
+    assertThat(rule.pick(context(request, draining, 3 * PEER_START + 2), false, true))
+        .as("running: every wait over the open threshold").isEqualTo(sink);
+    assertThat(rule.pick(context(request, open, 3 * PEER_START + 3), false, true))
+        .as("one at the open threshold: the ranking's").isEqualTo(-1);
+    assertThat(rule.pick(context(request, draining, 3 * PEER_START + 4), false, true))
+        .as("a gap shorter than the stop").isEqualTo(sink);
+  }
+
+  @Test
+  void throughHybridCostAloneTheDeepestLongestWaitWithPeersTheSink() {
     HybridCostPolicy policy = new HybridCostPolicy(Map.of(), false,
         HybridCostPolicy.Externality.ALL, true, 0, 300);
     Request request = TestRequests.request(PROMPT, 3);
@@ -165,19 +221,25 @@ class PastSaturationTest {
         HybridCostPolicy.Externality.ALL, true, 0, 0);
     assertThat(off.route(context(request, backlogged(), 0)).replicaId())
         .as("the rule off: the least predicted TTFT").isEqualTo("replica-1");
-    // with peers the home rules decide, as with the rule off; the first router's to the far end
-    Request far = TestRequests.request(PROMPT, 5);
-    for (int seed = 5; seed < 40; seed++) {
-      far = TestRequests.request(PROMPT, seed);
-      RoutingContext withPeers = FixedRoutingContext.withPeerRouters(context(far, backlogged(), 0), 2);
-      if (!off.route(withPeers).replicaId().equals("replica-2")) {
-        break;
+    // with peers: a prompt whose home (with the rule off) is not the sink goes to the sink
+    HybridCostPolicy withRule = new HybridCostPolicy(Map.of(), false,
+        HybridCostPolicy.Externality.ALL, true, 0, 300);
+    String sink = sink(backlogged());
+    Request far = null;
+    for (int seed = 5; seed < 60 && far == null; seed++) {
+      Request r = TestRequests.request(PROMPT, seed);
+      RoutingContext withPeers = FixedRoutingContext.withPeerRouters(context(r, backlogged(), 0), 2);
+      if (!off.route(withPeers).replicaId().equals(sink)) {
+        far = r;
       }
     }
-    RoutingContext withPeers = FixedRoutingContext.withPeerRouters(context(far, backlogged(), 0), 2);
-    assertThat(off.route(withPeers).replicaId()).as("a prompt whose home is elsewhere")
-        .isNotEqualTo("replica-2");
-    assertThat(policy.route(withPeers).replicaId()).isEqualTo(off.route(withPeers).replicaId());
+    assertThat(far).as("a prompt routed elsewhere than the sink").isNotNull();
+    RoutingContext early = FixedRoutingContext.withPeerRouters(context(far, backlogged(), 0), 2);
+    assertThat(withRule.route(early).replicaId()).as("with peers, not started yet")
+        .isEqualTo(off.route(early).replicaId());
+    RoutingContext late = FixedRoutingContext.withPeerRouters(
+        context(far, backlogged(), PEER_START), 2);
+    assertThat(withRule.route(late).replicaId()).as("with peers, past saturation").isEqualTo(sink);
   }
 
   @Test
@@ -198,7 +260,7 @@ class PastSaturationTest {
             // alternating phases of five starts each, time rising with i in every thread
             boolean busy = i / 50 % 2 == 0;
             int pick = rule.pick(
-                context(request, busy ? backlogged() : idle, i * (START / 10)), false);
+                context(request, busy ? backlogged() : idle, i * (START / 10)), false, false);
             if (pick == 2) {
               piled.incrementAndGet();
             }
