@@ -237,7 +237,9 @@ final class Fleet {
     if (restartedFrom >= 0) {
       restarted(entry, restartedFrom, s.epoch());
     }
-    rates.maybeRefresh(members, now);
+    if (rates.claimRefresh(now)) {
+      rates.refresh(members, peers(now) > 0);
+    }
     if (previous != s.state()) {
       listener.onReplicaStateChanged(s.replicaId(), s.epoch(), previous, s.state());
       if (s.state() == ReplicaState.STOPPED) {

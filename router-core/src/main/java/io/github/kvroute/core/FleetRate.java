@@ -38,10 +38,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * a true 0.0325, and giving that to the three still learning halved goodput on one seed (5.52 to
  * 2.98 requests per second).
  *
- * <p>The pool is recomputed from the members at most once per {@value #REFRESH_MILLIS} ms, on a
- * report (off the decision path), and published as one immutable {@link Pool}.
+ * <p><b>With other routers on the fleet</b> every replica with a learnt rate ranks by the median
+ * (and one still learning by the prior, as above). A router fits a replica's rate from its own
+ * requests' first tokens, and what delays them there that the fit cannot see (the other routers'
+ * prefills ahead of them, admitted between two reports) differs from replica to replica with the
+ * others' traffic, not with the hardware: on {@code overload} with three routers and reports a
+ * second late the rates one router learnt for four identical replicas (true 0.0325 ms per token)
+ * spread from 0.0024 to 0.070, and the one that looked 13 times too fast drew its traffic. Ranked
+ * by the median, three routers with reports a second late (capacity_rps, seeds 1-10, in
+ * docs/cost-model.md, "The fleet judges each learnt rate") gained on stale-telemetry (+2.9 to +5.4
+ * req/s over its four delays), multi-tenant, multi-turn-chat, rag-long-docs and mixed-sizes, and
+ * lost on hot-prefix (-1.56, se 0.79).
  *
- * <p>Thread-safety: thread-safe. {@link #maybeRefresh} elects one refreshing thread by a CAS on the
+ * <p>The pool is recomputed from the members at most once per {@value #REFRESH_MILLIS} ms, on a
+ * report (off the decision path), and published as one immutable {@link Pool}; whether other
+ * routers share the fleet is read then too.
+ *
+ * <p>Thread-safety: thread-safe. {@link #claimRefresh} elects one refreshing thread by a CAS on the
  * next refresh time; the pool is read lock-free through a volatile field.
  */
 final class FleetRate {
@@ -50,13 +63,16 @@ final class FleetRate {
   private static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS);
 
   /** The fleet's learnt rates summarised; {@link #NONE} until a replica has learnt one. */
-  record Pool(double medianMsPerToken, int replicas) {
-    static final Pool NONE = new Pool(Double.NaN, 0);
+  record Pool(double medianMsPerToken, int replicas, boolean shared) {
+    static final Pool NONE = new Pool(Double.NaN, 0, false);
 
     /** The rate to rank a replica by whose learnt rate is {@code own}. */
     double judge(double own) {
       if (replicas < 2 || !(own > 0)) {
         return own;
+      }
+      if (shared) {
+        return medianMsPerToken;
       }
       // in log space: the median within the zone, the rate less the zone beyond it (no log per call)
       if (own > medianMsPerToken * SAME_SPEED_RATIO) {
@@ -76,19 +92,28 @@ final class FleetRate {
     return pool;
   }
 
-  /** Recomputes the pool from {@code members} if the last refresh is old enough. */
-  void maybeRefresh(ReplicaEntry[] members, long nowNanos) {
+  /**
+   * Whether the pool is due for a refresh at {@code nowNanos}; true to one caller per interval,
+   * which then calls {@link #refresh}.
+   */
+  boolean claimRefresh(long nowNanos) {
     long next = nextRefreshNanos.get();
     if (next != Long.MIN_VALUE && nowNanos - next < 0) {
-      return;
+      return false;
     }
-    if (nextRefreshNanos.compareAndSet(next, nowNanos + REFRESH_NANOS)) {
-      pool = pooled(members);
-    }
+    return nextRefreshNanos.compareAndSet(next, nowNanos + REFRESH_NANOS);
+  }
+
+  /**
+   * Recomputes the pool from {@code members}; {@code shared}: other routers send to the fleet (then
+   * every learnt rate ranks as the median).
+   */
+  void refresh(ReplicaEntry[] members, boolean shared) {
+    pool = pooled(members, shared);
   }
 
   /** The pool of {@code members}' learnt rates (unlearnt and removed replicas left out). */
-  static Pool pooled(ReplicaEntry[] members) {
+  static Pool pooled(ReplicaEntry[] members, boolean shared) {
     double[] rates = new double[members.length];
     int n = 0;
     for (ReplicaEntry e : members) {
@@ -101,6 +126,6 @@ final class FleetRate {
     }
     Arrays.sort(rates, 0, n);
     double median = n % 2 == 1 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
-    return new Pool(median, n);
+    return new Pool(median, n, shared);
   }
 }

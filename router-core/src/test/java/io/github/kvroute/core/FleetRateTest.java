@@ -21,13 +21,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Replicas rank by the fleet's median prefill rate unless their own differs from it by more than
- * {@link FleetRate#SAME_SPEED_RATIO}: learnt through the router from outcomes with queue times.
+ * {@link FleetRate#SAME_SPEED_RATIO}, and always with other routers on the fleet: learnt through
+ * the router from outcomes with queue times.
  */
 class FleetRateTest {
   private static final List<String> IDS = List.of("r0", "r1", "r2");
   private final ManualTicker ticker = new ManualTicker();
   private final TargetPolicy policy = new TargetPolicy();
-  private final Router router = Router.newBuilder().policy(policy).ticker(ticker).seed(5).build();
+  private Router router = Router.newBuilder().policy(policy).ticker(ticker).seed(5).build();
   private int requests;
 
   /** Routes to {@link #target} whenever it is a candidate. */
@@ -105,6 +106,22 @@ class FleetRateTest {
 
     assertThat(rankedRate("r0")).isCloseTo(0.10, within(1e-9));
     assertThat(rankedRate("r2")).isCloseTo(0.50 / FleetRate.SAME_SPEED_RATIO, within(1e-9));
+  }
+
+  @Test
+  void withOtherRoutersOnTheFleetEveryLearntRateRanksAsTheMedian() {
+    router = Router.newBuilder().policy(policy).ticker(ticker).seed(5).peerRouters(2).build();
+    reportAll();
+    double prior = router.costModel().prefillMillisPerToken();
+    learn("r0", 0.10);
+    learn("r1", 0.02);
+    reportAll();
+    assertThat(rankedRate("r0")).isCloseTo(0.06, within(1e-9));
+    assertThat(rankedRate("r1")).as("five times faster: alone it would keep most of that")
+        .isCloseTo(0.06, within(1e-9));
+    assertThat(rankedRate("r2")).as("still learning").isEqualTo(prior);
+    assertThat(status("r1").learntPrefillMillisPerToken()).as("its own evidence is kept")
+        .hasValueCloseTo(0.02, within(1e-9));
   }
 
   @Test
