@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Past saturation a router alone piles a request without a deadline onto the deepest holder that
- * waits longest, and routers that share the fleet onto the one sink they agree on
+ * waits longest (once the pile lasts, onto the longest wait), and routers that share the fleet onto the one sink they agree on
  * ({@link PastSaturation}); below it, or with a deadline in sight, the ranking chooses.
  */
 class PastSaturationTest {
@@ -93,6 +93,26 @@ class PastSaturationTest {
         .as("stopped: the backlog must last the start again").isEqualTo(-1);
     assertThat(rule.pick(context(request, backlogged(), 2 * START + 2 * STOP + 2), false, false))
         .isEqualTo(2);
+  }
+
+  @Test
+  void aPileThatLastsGoesToTheLongestWaitWhateverItHolds() {
+    PastSaturation rule = new PastSaturation(300);
+    Request request = TestRequests.request(PROMPT, 1);
+    long lasting = PastSaturation.LASTING_MILLIS * 1_000_000L;
+    assertThat(pickAfterStart(rule, request, backlogged(), 0)).as("started: the deepest holder")
+        .isEqualTo(2);
+    assertThat(rule.pick(context(request, backlogged(), START + lasting - 1), false, false))
+        .as("just under the lasting time").isEqualTo(2);
+    assertThat(rule.pick(context(request, backlogged(), START + lasting), false, false))
+        .as("lasting: replica-3 waits longest, though it holds less").isEqualTo(3);
+    List<CandidateView> idle = new ArrayList<>(backlogged());
+    idle.set(0, view("replica-0", 0, 0));
+    long stopped = START + lasting + STOP + 1;
+    rule.pick(context(request, idle, START + lasting + 1), false, false);
+    assertThat(rule.pick(context(request, idle, stopped), false, false)).isEqualTo(-1);
+    assertThat(pickAfterStart(rule, request, backlogged(), stopped + 1))
+        .as("a new pile starts with the deepest holder again").isEqualTo(2);
   }
 
   @Test
@@ -243,7 +263,7 @@ class PastSaturationTest {
   }
 
   @Test
-  void decisionsRacingOnOneRulePickOnlyTheDeepestLongestWaitAndOnlyPastTheThreshold()
+  void decisionsRacingOnOneRulePickOnlyTheDeepestOrTheLongestWaitAndOnlyPastTheThreshold()
       throws Exception {
     PastSaturation rule = new PastSaturation(300);
     List<CandidateView> idle = new ArrayList<>(backlogged());
@@ -261,10 +281,11 @@ class PastSaturationTest {
             boolean busy = i / 50 % 2 == 0;
             int pick = rule.pick(
                 context(request, busy ? backlogged() : idle, i * (START / 10)), false, false);
-            if (pick == 2) {
+            if (pick == 2 || pick == 3) {
               piled.incrementAndGet();
             }
-            if (pick != -1 && (pick != 2 || !busy)) {
+            // 2 holds most and waits longest among those, 3 waits longest (once the pile lasts)
+            if (pick != -1 && (pick != 2 && pick != 3 || !busy)) {
               wrong.incrementAndGet();
             }
           }
