@@ -97,6 +97,12 @@ public final class PrefixIndexProbe {
     return index.estimatedBytes();
   }
 
+  /** {@return compactions of the index's arrays so far, after applying buffered writes} */
+  public int compactions() {
+    index.flush();
+    return index.compactions();
+  }
+
   /** {@return bytes the index's arrays hold, from their actual lengths (headers not included)} */
   public long footprintBytes() {
     return index.footprintBytes();

@@ -206,7 +206,7 @@ final class Residency {
   /** Compacts the table if garbage outweighs it, renumbering the entries' runs. */
   void maintain() {
     if (table.wantsCompaction()) {
-      entries.renumberRuns(table.compact());
+      entries.renumberRuns(table.compactAsDue());
     }
     entries.shrinkIfSparse();
   }

@@ -39,7 +39,11 @@ import java.util.Arrays;
  * churning a full index) they were most of the index's allocations and page faults. A reader of
  * arrays being rewritten can misread them, so a compaction that rewrites brackets itself with
  * {@link #rewrites()}, and a walk that overlapped one walks again ({@link IndexWalk}); bound checks
- * keep a misread walk within the arrays, and a probe of the key table within its length.
+ * keep a misread walk within the arrays, and a probe of the key table within its length. When the
+ * retired runs alone call for a compaction, {@link #compactAsDue} only drops their records and
+ * renumbers the rest in place ({@link #dropRetiredRuns}): no block moves and the key table stays,
+ * which at a million live blocks is a pass of about 1.5 ms instead of 30-35 ms, on whichever thread
+ * applied the write (a routed insert applied at once: the routing thread).
  *
  * <p><b>Slack.</b> The arena and the run records grow by a quarter; a compaction leaves room for
  * half of the live blocks in a new arena, so the 7/16 more that bring the next compaction do not
@@ -511,6 +515,66 @@ final class RunTable {
       rewrites.endWrite();
       compactionsInPlace++;
     }
+    return renumber;
+  }
+
+  /**
+   * The compaction {@link #wantsCompaction} calls for, or the lighter {@link #dropRetiredRuns}
+   * when only the retired runs call for one and dropping them is enough: the dead blocks and the
+   * arrays' lengths are within their bounds, and once the runs merged away (without blocks) are
+   * dropped, the dead runs left are at most half their bound. Returns the renumbering as
+   * {@link #compact} does.
+   */
+  int[] compactAsDue() {
+    int retired = 0;
+    for (int r = 0; r < runTop; r++) {
+      if (start(r) == end(r)) {
+        retired++;
+      }
+    }
+    int deadRunsLeft = runTop - retired - liveRuns;
+    boolean onlyRunsDue = retired > 0
+        && blockTop - liveBlocks <= Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
+        && blockArrayBytes() <= (long) COMPACT_BYTES * liveBlocks + minBlockArrayBytes(minGarbage)
+        && deadRunsLeft <= Math.max(minGarbage, liveRuns / 4) / 2;
+    return onlyRunsDue ? dropRetiredRuns(retired) : compact();
+  }
+
+  /**
+   * Drops the {@code retired} runs (merged away, so without blocks): every block stays where it is,
+   * so the key table stays as it is; the runs with blocks, dead ones too, get new records numbered
+   * in arena order, and each block's run number is rewritten in place (bracketed for readers, as a
+   * compaction in place is). A churning index retires runs far faster than it leaves dead blocks
+   * (a run, or the part an eviction cuts off, left without holders merges with the dead run
+   * beside it), and a whole compaction to free their records moved every live block and filled the key table
+   * again. Returns the renumbering as {@link #compact} does.
+   */
+  int[] dropRetiredRuns(int retired) {
+    int[] renumber = new int[runTop];
+    Arrays.fill(renumber, -1);
+    int kept = runTop - retired;
+    long[] rs = new long[Math.max(MIN_RUNS, Math.max(kept, liveRuns + liveRuns / 4))
+        * (1 + stride)];
+    rewrites.beginWrite();
+    int nr = 0;
+    for (int b = 0; b < blockTop; ) {
+      int r = runOf(b);
+      int e = end(r);
+      renumber[r] = nr;
+      int at = nr * (1 + stride);
+      System.arraycopy(runs, rec(r), rs, at, 1 + stride);
+      for (int i = b; i < e; i++) {
+        arena[2 * i + 1] = nr;
+      }
+      nr++;
+      b = e;
+    }
+    compactions++;
+    runs = rs;
+    runTop = nr;
+    publish();
+    rewrites.endWrite();
+    compactionsInPlace++;
     return renumber;
   }
 

@@ -210,6 +210,62 @@ class RunTableTest {
     return b;
   }
 
+  /** Splits run {@code b}'s run at {@code b + 1} and merges it back, {@code times}: one retired each. */
+  private void retire(int b, int times) {
+    for (int i = 0; i < times; i++) {
+      table.splitAt(b + 1);
+      table.merge(table.runOf(b), table.runOf(b + 1));
+    }
+  }
+
+  @Test
+  void runsRetiredPastTheirBoundAreDroppedWithoutMovingABlock() {
+    int first = liveRun(1, 1_000, 0);
+    int dead = liveRun(100_001, 100, 1);
+    int last = liveRun(200_001, 1_000, 2);
+    table.removeHolder(table.runOf(dead), 1);
+    retire(first, RunTable.MIN_GARBAGE + 1);
+    assertThat(table.wantsCompaction()).as("the retired runs call for it").isTrue();
+    long[] keys = table.view().table;
+    long[] arena = table.view().arena;
+    long version = table.rewrites().beginRead();
+    int compactions = table.compactions();
+    int lastRun = table.runOf(last);
+
+    int[] renumber = table.compactAsDue();
+
+    assertThat(table.view().table).as("the key table untouched").isSameAs(keys);
+    assertThat(table.view().arena).isSameAs(arena);
+    assertThat(table.find(1)).as("no block moved").isEqualTo(first);
+    assertThat(table.find(100_001)).as("the dead blocks stay").isEqualTo(dead);
+    assertThat(table.find(200_001)).isEqualTo(last);
+    assertThat(table.blockTop()).isEqualTo(2_100);
+    assertThat(table.runOf(last)).isEqualTo(renumber[lastRun]).isEqualTo(2);
+    assertThat(table.holds(table.runOf(first), 0)).isTrue();
+    assertThat(table.holds(table.runOf(last + 999), 2)).isTrue();
+    assertThat(table.anyHolder(table.runOf(dead))).isFalse();
+    assertThat(table.length(table.runOf(first))).isEqualTo(1_000);
+    assertThat(table.rewrites().beginRead()).as("bracketed for readers").isEqualTo(version + 2);
+    assertThat(table.compactions()).isEqualTo(compactions + 1);
+    assertThat(table.wantsCompaction()).isFalse();
+  }
+
+  @Test
+  void retiredRunsWithDeadBlocksPastTheirBoundBringAWholeCompaction() {
+    int first = liveRun(1, 1_000, 0);
+    int dead = liveRun(100_001, 500, 1);
+    liveRun(200_001, 100, 2);
+    table.removeHolder(table.runOf(dead), 1);
+    retire(first, RunTable.MIN_GARBAGE + 1);
+
+    table.compactAsDue();
+
+    assertThat(table.find(100_001)).as("the dead blocks are gone").isNegative();
+    assertThat(table.find(200_001)).as("moved down").isEqualTo(1_000);
+    assertThat(table.blockTop()).isEqualTo(1_100);
+    assertThat(table.wantsCompaction()).isFalse();
+  }
+
   @Test
   void aCompactionWorksInPlaceInArraysOfFittingLength_andBracketsItForReaders() {
     liveRun(1, 1_000, 0);
