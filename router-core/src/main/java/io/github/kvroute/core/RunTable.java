@@ -544,8 +544,8 @@ final class RunTable {
    * in arena order, and each block's run number is rewritten in place (bracketed for readers, as a
    * compaction in place is). A churning index retires runs far faster than it leaves dead blocks
    * (a run, or the part an eviction cuts off, left without holders merges with the dead run
-   * beside it), and a whole compaction to free their records moved every live block and filled the key table
-   * again. Returns the renumbering as {@link #compact} does.
+   * beside it), and a whole compaction to free their records moved every live block and filled
+   * the key table again. Returns the renumbering as {@link #compact} does.
    */
   int[] dropRetiredRuns(int retired) {
     int[] renumber = new int[runTop];

@@ -9,8 +9,9 @@ import java.util.List;
 /**
  * Where a router sends a request that carries no deadline once every replica is backlogged: alone,
  * onto the replica that holds most of its prompt and, among those, the one that already waits
- * longest (once the pile has lasted, onto the one that waits longest); with other routers on the fleet, onto the one replica they all rank first for a fixed
- * key (the <em>sink</em>). Either way the excess queues in one place and the other replicas drain.
+ * longest (once the pile has lasted, onto the one that waits longest); with other routers on the
+ * fleet, onto the one replica they all rank first for a fixed key (the <em>sink</em>). Either way
+ * the excess queues in one place and the other replicas drain.
  *
  * <h2>Design notes</h2>
  * Below saturation each request's own predicted TTFT is the right thing to minimise. Past it, with
