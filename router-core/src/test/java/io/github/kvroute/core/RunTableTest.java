@@ -210,7 +210,7 @@ class RunTableTest {
     return b;
   }
 
-  /** Splits run {@code b}'s run at {@code b + 1} and merges it back, {@code times}: one retired each. */
+  /** Splits {@code b}'s run at {@code b + 1} and merges it back, {@code times}: one retired each. */
   private void retire(int b, int times) {
     for (int i = 0; i < times; i++) {
       table.splitAt(b + 1);

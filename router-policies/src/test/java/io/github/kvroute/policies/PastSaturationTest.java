@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Past saturation a router alone piles a request without a deadline onto the deepest holder that
- * waits longest (once the pile lasts, onto the longest wait), and routers that share the fleet onto the one sink they agree on
- * ({@link PastSaturation}); below it, or with a deadline in sight, the ranking chooses.
+ * waits longest (once the pile lasts, onto the longest wait), and routers that share the fleet
+ * onto the one sink they agree on ({@link PastSaturation}); below it, or with a deadline in sight,
+ * the ranking chooses.
  */
 class PastSaturationTest {
   private static final int PROMPT = 1_600;
