@@ -426,11 +426,21 @@ final class RunTable {
    * garbage not worth compacting).
    */
   boolean wantsCompaction() {
-    int deadBlocks = blockTop - liveBlocks;
-    int deadRuns = runTop - liveRuns;
-    return deadBlocks > Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
-        || deadRuns > Math.max(minGarbage, liveRuns / 4)
+    return blocksDue() || runTop - liveRuns > deadRunsBound();
+  }
+
+  /**
+   * Whether the dead blocks, or the arena's and key table's bytes, call for a whole
+   * {@link #compact}: only one moves the blocks.
+   */
+  private boolean blocksDue() {
+    return blockTop - liveBlocks > Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
         || blockArrayBytes() > (long) COMPACT_BYTES * liveBlocks + minBlockArrayBytes(minGarbage);
+  }
+
+  /** The most dead runs (retired, or with blocks but no holders) left between compactions. */
+  private int deadRunsBound() {
+    return Math.max(minGarbage, liveRuns / 4);
   }
 
   /** Bytes of the arena and the key table, from their lengths. */
@@ -530,11 +540,8 @@ final class RunTable {
         retired++;
       }
     }
-    int deadRunsLeft = runTop - retired - liveRuns;
-    boolean onlyRunsDue = retired > 0
-        && blockTop - liveBlocks <= Math.max(minGarbage, (long) liveBlocks * DEAD_BLOCKS_NUM / 16)
-        && blockArrayBytes() <= (long) COMPACT_BYTES * liveBlocks + minBlockArrayBytes(minGarbage)
-        && deadRunsLeft <= Math.max(minGarbage, liveRuns / 4) / 2;
+    boolean onlyRunsDue = retired > 0 && !blocksDue()
+        && runTop - retired - liveRuns <= deadRunsBound() / 2;
     return onlyRunsDue ? dropRetiredRuns(retired) : compact();
   }
 
@@ -547,7 +554,7 @@ final class RunTable {
    * beside it), and a whole compaction to free their records moved every live block and filled
    * the key table again. Returns the renumbering as {@link #compact} does.
    */
-  int[] dropRetiredRuns(int retired) {
+  private int[] dropRetiredRuns(int retired) {
     int[] renumber = new int[runTop];
     Arrays.fill(renumber, -1);
     int kept = runTop - retired;
