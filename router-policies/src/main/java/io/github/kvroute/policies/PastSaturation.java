@@ -85,10 +85,10 @@ import java.util.List;
  * it ({@code multi-tenant} with three routers, seeds 4-6: capacity 88.4 to 84.5 req/s).
  *
  * <p>Measured in docs/cost-model.md ("Past capacity: piling the excess"), with the tables that
- * chose {@value #DEFAULT_MILLIS} ms ("The threshold"), and ("With other routers") the one that
- * chose the sink. 250 ms rather than 300 ms: the replicas that wait for KV while a hot prefix's
- * holder takes the excess are predicted shorter than they are, so at 300 ms the fleet looked
- * backlogged only now and then ({@code hot-prefix} at three times its rate).
+ * chose {@value #DEFAULT_MILLIS} ms ("The threshold, again"), and ("With other routers") the one
+ * that chose the sink. 250 ms rather than 300 ms: the replicas that wait for KV while a hot
+ * prefix's holder takes the excess are predicted shorter than they are, so at 300 ms the fleet
+ * looked backlogged only now and then ({@code hot-prefix} at three times its rate).
  *
  * <p>An explanation ({@code Router.explain}) reads this state and leaves it as it was, so
  * explaining a request changes no later decision.
