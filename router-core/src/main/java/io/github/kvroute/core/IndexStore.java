@@ -42,6 +42,10 @@ final class IndexStore {
   private int[] generation = new int[0];
   private long entries;
   private long tick;
+  /** Whether compactions wait for {@link #compactDeferred} (see {@link #maintain}). */
+  private boolean deferCompactions;
+  /** Whether a command left a compaction that {@link #compactDeferred} has not run yet. */
+  private boolean compactionDeferred;
   /** Entries per slot, written here with release stores, read lock-free by routing. */
   private volatile AtomicIntegerArray slotCounts = new AtomicIntegerArray(64);
 
@@ -178,7 +182,7 @@ final class IndexStore {
     for (int g = groups.resolve(keys, count, trace, known) - 1; g >= 0; g--) {
       touchRange(slot, groups.at(g), groups.at(g) + groups.length(g));
     }
-    residency.maintain();
+    maintain(false);
   }
 
   /**
@@ -287,8 +291,52 @@ final class IndexStore {
    */
   private void settle() {
     makeRoom(table.stride());
-    residency.maintain();
     groups.trim();
+    maintain(true);
+  }
+
+  /**
+   * Compacts what the run table's garbage calls for, unless compactions are
+   * {@linkplain #deferCompactions deferred}: then the compaction is left to
+   * {@link #compactDeferred} while the arrays stay within the accounting without it, checked
+   * where a command {@code settles} (the bound holds between commands; within one, the garbage
+   * may wait for its end). Either way, the entries' arrays shrink if sparse.
+   */
+  private void maintain(boolean settles) {
+    if (table.wantsCompaction()) {
+      if (deferCompactions && (!settles || footprintBytes() <= accountedBytes())) {
+        compactionDeferred = true;
+      } else {
+        residency.compact(true);
+        compactionDeferred = false;
+      }
+    }
+    residency.shrinkIfSparse();
+  }
+
+  /**
+   * Leaves the compactions that commands call for to {@link #compactDeferred} while the arrays
+   * stay within the accounting without them (the index runs that apart from the writes:
+   * {@link PrefixIndex}, "Compactions").
+   */
+  void deferCompactions() {
+    deferCompactions = true;
+  }
+
+  /** Whether a command left a compaction to {@link #compactDeferred}. */
+  boolean compactionDeferred() {
+    return compactionDeferred;
+  }
+
+  /**
+   * Runs the compaction that commands left (if the garbage still calls for one), rewriting
+   * published arrays only if {@code inPlace} ({@link RunTable#compact(boolean)}).
+   */
+  void compactDeferred(boolean inPlace) {
+    if (compactionDeferred && table.wantsCompaction()) {
+      residency.compact(inPlace);
+    }
+    compactionDeferred = false;
   }
 
   /**
@@ -348,7 +396,7 @@ final class IndexStore {
       // cutting a removed part out of a shared run costs a run and an entry per other holder
       makeRoom(table.stride());
     }
-    residency.maintain();
+    maintain(false);
   }
 
   private void clearSlot(int slot) {
@@ -356,7 +404,7 @@ final class IndexStore {
       while (held[slot] > 0) {
         countSlot(slot, -residency.dropHead(slot));
       }
-      residency.maintain();
+      maintain(false);
     }
   }
 

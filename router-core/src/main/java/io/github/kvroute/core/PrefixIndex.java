@@ -5,6 +5,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 import io.github.kvroute.api.PromptKey;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -81,6 +83,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * commands. Within a command the arrays can exceed it by that command's own new keys and by the
  * garbage its evictions leave until it settles.
  *
+ * <p><b>Compactions.</b> A write that leaves the run table's garbage past its bound compacts it
+ * ({@link RunTable}): every live block moved and the key table filled again, about 22 ms at a
+ * million live blocks and 100 ms at four, inside whichever write called for it, a routed insert
+ * on a routing thread included. Given an executor, the index runs them apart instead: the write
+ * only marks the compaction due and, once it has released the write lock, hands the executor one
+ * task, which takes the lock, applies the buffered hints, compacts into new arrays (so that
+ * readers keep walking the published ones and never walk again or wait) and applies the hints
+ * buffered meanwhile. Meanwhile hints queue in the buffer (and are dropped and counted if it
+ * fills) and facts wait for the lock, as they would behind any long write. A write defers only while the arrays stay within the accounting without
+ * the compaction; one that would take them past it compacts at once, in place, as without an
+ * executor, so the budget holds between commands either way. The old and the new arrays coexist
+ * for the length of a compaction into new ones. An executor that refuses the task, or that runs
+ * it on the submitting thread ({@code Runnable::run}: the simulator's, for reproducible runs),
+ * gets the compaction done at once on that thread, in place where the arrays' lengths suit.
+ *
  * <p><b>Epochs.</b> Commands carry the slot's generation; a replica restart or removal draws a new one,
  * and commands from the old generation are dropped, so a late insert cannot resurrect a dead cache.
  *
@@ -137,6 +154,16 @@ final class PrefixIndex {
   private final AtomicLong bufferedBytes = new AtomicLong();
 
   private final ReentrantLock writeLock = new ReentrantLock();
+  /** Runs compactions apart from the writes that call for them; null: inside those writes. */
+  private final Executor compactionExecutor;
+  /** Whether a compaction task was handed to the executor and has not taken the lock yet. */
+  private final AtomicBoolean compactionHandedOver = new AtomicBoolean();
+  /** Whether the last write left a compaction due ({@link IndexStore#compactionDeferred}). */
+  private volatile boolean compactionDue;
+  /** Compaction tasks the executor refused (each compacted on the submitting thread instead). */
+  private final LongAdder compactionsRefused = new LongAdder();
+  /** Compactions run by a task on a thread other than the write's that called for it. */
+  private final LongAdder compactionsApart = new LongAdder();
   private final ConcurrentLinkedQueue<IndexStore.Command> buffer = new ConcurrentLinkedQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
   private final LongAdder droppedHints = new LongAdder();
@@ -166,6 +193,15 @@ final class PrefixIndex {
    * not compacted (tests lower it to compact often).
    */
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit, int minGarbage) {
+    this(budgetBytes, defaultCapacityBlocks, bufferLimit, minGarbage, null);
+  }
+
+  /**
+   * As above; compactions run on {@code compactionExecutor} apart from the writes that call for
+   * them, or inside those writes if it is null (class notes, "Compactions").
+   */
+  PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit, int minGarbage,
+      Executor compactionExecutor) {
     checkArgument(budgetBytes >= MIN_BUDGET_BYTES, "indexBudgetBytes: %s (expected: >= %s)",
         budgetBytes, MIN_BUDGET_BYTES);
     checkArgument(defaultCapacityBlocks >= 1, "defaultCapacityBlocks: %s (expected: >= 1)",
@@ -177,6 +213,10 @@ final class PrefixIndex {
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
     this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot, minGarbage);
     this.table = store.table();
+    this.compactionExecutor = compactionExecutor;
+    if (compactionExecutor != null) {
+      store.deferCompactions();
+    }
     publish();
   }
 
@@ -341,6 +381,7 @@ final class PrefixIndex {
     } finally {
       writeLock.unlock();
     }
+    handOverCompaction();
   }
 
   /**
@@ -361,6 +402,78 @@ final class PrefixIndex {
     } finally {
       writeLock.unlock();
     }
+    handOverCompaction();
+  }
+
+  /**
+   * Hands the executor the compaction the last writes left due, unless one is handed over already
+   * (class notes, "Compactions"). Called with the write lock released.
+   */
+  private void handOverCompaction() {
+    if (!compactionDue || !compactionHandedOver.compareAndSet(false, true)) {
+      return;
+    }
+    CompactionTask task = new CompactionTask(Thread.currentThread());
+    try {
+      compactionExecutor.execute(task);
+    } catch (RuntimeException refused) {
+      // a host's executor that refuses (or throws) does not lose the compaction: done here
+      compactionsRefused.increment();
+      compactionHandedOver.set(false);
+      compactDue(true);
+    }
+    task.handedOver = true;
+  }
+
+  /**
+   * Takes the write lock, applies the buffered hints, runs the compaction that is due, then
+   * applies the hints buffered meanwhile, so that the routing threads do not (a drain applies at
+   * most {@value #DRAIN_COMMANDS} a call, and behind a long compaction they are many).
+   */
+  private void compactDue(boolean inPlace) {
+    writeLock.lock();
+    try {
+      drainBuffered();
+      int before = table.compactions();
+      store.compactDeferred(inPlace);
+      if (!inPlace) {
+        compactionsApart.add(table.compactions() - before);
+      }
+      drainBuffered();
+      publish();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Applies the commands buffered when called (not those buffered while it runs). */
+  private void drainBuffered() {
+    IndexStore.Command c;
+    for (int n = buffered.get(); n > 0 && (c = poll()) != null; n--) {
+      c.apply(store);
+    }
+  }
+
+  /**
+   * One compaction handed to the executor. Run on the thread that handed it over, within
+   * {@code execute} ({@code Runnable::run}), it compacts in place where it can, as a write
+   * without an executor does; on any other thread, into new arrays, so that readers never wait.
+   *
+   * <p>Thread-safety: run once, by the executor; {@link #handedOver} is set by the submitter.
+   */
+  private final class CompactionTask implements Runnable {
+    private final Thread submitter;
+    volatile boolean handedOver;
+
+    CompactionTask(Thread submitter) {
+      this.submitter = submitter;
+    }
+
+    @Override
+    public void run() {
+      compactionHandedOver.set(false);
+      compactDue(!handedOver && Thread.currentThread() == submitter);
+    }
   }
 
   /**
@@ -371,6 +484,13 @@ final class PrefixIndex {
    * as it would be had it been buffered a moment later.
    */
   private boolean submit(IndexStore.Command c) {
+    boolean submitted = submitLocking(c);
+    handOverCompaction();
+    return submitted;
+  }
+
+  /** {@link #submit}, bar the hand-over of a compaction it leaves due. */
+  private boolean submitLocking(IndexStore.Command c) {
     if (buffered.get() == 0 && writeLock.tryLock()) {
       try {
         if (buffered.get() == 0) {
@@ -461,6 +581,7 @@ final class PrefixIndex {
   }
 
   private void publish() {
+    compactionDue = store.compactionDeferred();
     publishedEntries = store.entries();
     publishedBlocks = store.blocks();
     publishedBytes = store.accountedBytes();
@@ -507,6 +628,21 @@ final class PrefixIndex {
 
   long droppedHints() {
     return droppedHints.sum();
+  }
+
+  /** Compaction tasks the executor refused, each run on the submitting thread instead. */
+  long compactionsRefused() {
+    return compactionsRefused.sum();
+  }
+
+  /** Compactions run apart from the writes that called for them, on the executor's threads. */
+  long compactionsApart() {
+    return compactionsApart.sum();
+  }
+
+  /** Whether the last write left a compaction due that has not run yet (lock-free). */
+  boolean compactionDue() {
+    return compactionDue;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.github.kvroute.core;
 
 import io.github.kvroute.api.PromptKey;
+import java.util.concurrent.Executor;
 
 /**
  * Direct access to the router's prefix index without a {@link Router} around it, for benchmarks and
@@ -29,10 +30,26 @@ public final class PrefixIndexProbe {
    *     {@code replicas < 1}
    */
   public PrefixIndexProbe(long budgetBytes, int replicas) {
+    this(budgetBytes, replicas, null);
+  }
+
+  /**
+   * As above, with the index's compactions run on {@code compactionExecutor} apart from the writes
+   * that call for them, or inside those writes if it is null (see
+   * {@code Router.Builder#indexCompactionExecutor}).
+   *
+   * @param budgetBytes the index's memory budget, in bytes
+   * @param replicas the number of replicas; {@code >= 1}
+   * @param compactionExecutor where compactions run, or null for inside the writes
+   * @throws IllegalArgumentException if the budget is below the index's minimum or
+   *     {@code replicas < 1}
+   */
+  public PrefixIndexProbe(long budgetBytes, int replicas, Executor compactionExecutor) {
     if (replicas < 1) {
       throw new IllegalArgumentException("replicas: " + replicas + " (expected: >= 1)");
     }
-    index = new PrefixIndex(budgetBytes, Long.MAX_VALUE / 4, 1 << 20);
+    index = new PrefixIndex(budgetBytes, Long.MAX_VALUE / 4, 1 << 20, RunTable.MIN_GARBAGE,
+        compactionExecutor);
     slots = new int[replicas];
     gens = new int[replicas];
     for (int r = 0; r < replicas; r++) {
@@ -57,6 +74,28 @@ public final class PrefixIndexProbe {
    */
   public void stored(int replica, PromptKey prompt) {
     index.kvStored(slots[replica], gens[replica], prompt.blockHashes());
+  }
+
+  /**
+   * Records that {@code prompt} was routed to {@code replica}, as the router's optimistic insert
+   * after a decision: applied at once when the index's write lock is free, else buffered (never
+   * waiting for the lock), or dropped when the buffer is full.
+   *
+   * @param replica the replica's number, in {@code [0, replicas)}
+   * @param prompt the prompt routed there
+   * @return false if the index dropped it
+   */
+  public boolean routed(int replica, PromptKey prompt) {
+    return index.insertRouted(slots[replica], gens[replica], prompt, 0) != null;
+  }
+
+  /**
+   * Optimistic inserts the index dropped because its write buffer was full.
+   *
+   * @return the count so far
+   */
+  public long droppedHints() {
+    return index.droppedHints();
   }
 
   /** Applies every buffered write, as a router does before it reads. */
@@ -101,6 +140,16 @@ public final class PrefixIndexProbe {
   public int compactions() {
     index.flush();
     return index.compactions();
+  }
+
+  /**
+   * Compactions so far that rewrote the index's published arrays in place: all of those run
+   * inside the writes that called for them (those run on an executor use new arrays).
+   *
+   * @return the count so far
+   */
+  public int compactionsInPlace() {
+    return index.compactionsInPlace();
   }
 
   /** {@return bytes the index's arrays hold, from their actual lengths (headers not included)} */

@@ -203,11 +203,16 @@ final class Residency {
     return dropped;
   }
 
-  /** Compacts the table if garbage outweighs it, renumbering the entries' runs. */
-  void maintain() {
-    if (table.wantsCompaction()) {
-      entries.renumberRuns(table.compactAsDue());
-    }
+  /**
+   * Compacts the table as its garbage calls for ({@link RunTable#compactAsDue(boolean)}, rewriting
+   * published arrays only if {@code inPlace}), renumbering the entries' runs.
+   */
+  void compact(boolean inPlace) {
+    entries.renumberRuns(table.compactAsDue(inPlace));
+  }
+
+  /** Gives back the entries' arrays' room when most of it is unused. */
+  void shrinkIfSparse() {
     entries.shrinkIfSparse();
   }
 }

@@ -22,6 +22,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * What a {@link Router.Builder} was told: each option's value (its default until set), checked and
@@ -49,6 +51,7 @@ final class RouterOptions {
   int peerRouters = -1;
   BreakerConfig breakerConfig = BreakerConfig.defaults();
   int indexWriteBufferLimit = 1 << 16;
+  Executor indexCompactionExecutor = ForkJoinPool.commonPool();
   Duration maxClockSkew = Duration.ofSeconds(5);
   long maxEpochAdvance = Router.Builder.DEFAULT_MAX_EPOCH_ADVANCE;
   Topology topology = Topology.uniform();
@@ -60,7 +63,8 @@ final class RouterOptions {
     POLICY, REGISTRY, ADMISSION, COST_MODEL, COST_TERMS, BLOCK_SIZE_TOKENS, INDEX_BUDGET_BYTES,
     DEFAULT_REPLICA_CACHE_TOKENS, TICKER, RANDOM, TELEMETRY_SOURCES, LEASE_TIMEOUT,
     PEER_ROUTERS, BREAKER,
-    INDEX_WRITE_BUFFER_LIMIT, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE, TOPOLOGY
+    INDEX_WRITE_BUFFER_LIMIT, INDEX_COMPACTION_EXECUTOR, MAX_CLOCK_SKEW, MAX_EPOCH_ADVANCE,
+    TOPOLOGY
   }
 
   private long set;
@@ -183,6 +187,14 @@ final class RouterOptions {
     long marked = SetOnce.mark(set, Option.INDEX_WRITE_BUFFER_LIMIT);
     checkArgument(commands >= 1, "indexWriteBufferLimit: %s (expected: >= 1)", commands);
     this.indexWriteBufferLimit = commands;
+    set = marked;
+  }
+
+  void indexCompactionExecutor(Executor executor) {
+    long marked = SetOnce.mark(set, Option.INDEX_COMPACTION_EXECUTOR);
+    this.indexCompactionExecutor = checkNotNull(executor,
+        "indexCompactionExecutor: null (expected: an executor; Runnable::run compacts on the "
+            + "writing thread)");
     set = marked;
   }
 

@@ -464,15 +464,24 @@ final class RunTable {
    * map (-1 for a run that is gone).
    */
   int[] compact() {
+    return compact(true);
+  }
+
+  /**
+   * {@link #compact()}, in new arrays only when {@code inPlace} is false: readers on other threads
+   * then never misread a rewrite, so none walks again or waits for the write lock (a compaction
+   * the index runs apart from the write that called for it: {@link PrefixIndex}, "Compactions").
+   */
+  int[] compact(boolean inPlace) {
     int[] renumber = new int[runTop];
     Arrays.fill(renumber, -1);
     int runCount = Math.max(MIN_RUNS, liveRuns + liveRuns / 4);
     long[] rs = new long[runCount * (1 + stride)];
     int capacity = arena.length >>> 1;
-    boolean keepArena = capacity >= Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 4)
+    boolean keepArena = inPlace && capacity >= Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 4)
         && capacity <= (long) liveBlocks * KEPT_ARENA_NUM / 16 + MIN_BLOCKS;
     int blocks = keepArena ? capacity : Math.max(MIN_BLOCKS, liveBlocks + liveBlocks / 2);
-    boolean keepTable = table.length >= 2 * blocks
+    boolean keepTable = inPlace && table.length >= 2 * blocks
         && table.length <= (long) liveBlocks * KEPT_TABLE_NUM / 16 + 2 * MIN_BLOCKS;
     if (keepArena || keepTable) {
       // until the new view is published, readers of these arrays can misread them: a walk checks
@@ -534,6 +543,11 @@ final class RunTable {
    * {@link #compact} does.
    */
   int[] compactAsDue() {
+    return compactAsDue(true);
+  }
+
+  /** {@link #compactAsDue()}, rewriting no published array when {@code inPlace} is false. */
+  int[] compactAsDue(boolean inPlace) {
     int retired = 0;
     for (int r = 0; r < runTop; r++) {
       if (start(r) == end(r)) {
@@ -542,7 +556,7 @@ final class RunTable {
     }
     boolean onlyRunsDue = retired > 0 && !blocksDue()
         && runTop - retired - liveRuns <= deadRunsBound() / 2;
-    return onlyRunsDue ? dropRetiredRuns(retired) : compact();
+    return onlyRunsDue ? dropRetiredRuns(retired, inPlace) : compact(inPlace);
   }
 
   /**
@@ -552,15 +566,20 @@ final class RunTable {
    * compaction in place is). A churning index retires runs far faster than it leaves dead blocks
    * (a run, or the part an eviction cuts off, left without holders merges with the dead run
    * beside it), and a whole compaction to free their records moved every live block and filled
-   * the key table again. Returns the renumbering as {@link #compact} does.
+   * the key table again. Returns the renumbering as {@link #compact} does. Unless
+   * {@code inPlace}, the run numbers are rewritten in a copy of the arena, published with the
+   * records.
    */
-  private int[] dropRetiredRuns(int retired) {
+  private int[] dropRetiredRuns(int retired, boolean inPlace) {
     int[] renumber = new int[runTop];
     Arrays.fill(renumber, -1);
     int kept = runTop - retired;
     long[] rs = new long[Math.max(MIN_RUNS, Math.max(kept, liveRuns + liveRuns / 4))
         * (1 + stride)];
-    rewrites.beginWrite();
+    long[] a = inPlace ? arena : Arrays.copyOf(arena, arena.length);
+    if (inPlace) {
+      rewrites.beginWrite();
+    }
     int nr = 0;
     for (int b = 0; b < blockTop; ) {
       int r = runOf(b);
@@ -569,17 +588,20 @@ final class RunTable {
       int at = nr * (1 + stride);
       System.arraycopy(runs, rec(r), rs, at, 1 + stride);
       for (int i = b; i < e; i++) {
-        arena[2 * i + 1] = nr;
+        a[2 * i + 1] = nr;
       }
       nr++;
       b = e;
     }
     compactions++;
+    arena = a;
     runs = rs;
     runTop = nr;
     publish();
-    rewrites.endWrite();
-    compactionsInPlace++;
+    if (inPlace) {
+      rewrites.endWrite();
+      compactionsInPlace++;
+    }
     return renumber;
   }
 

@@ -309,6 +309,62 @@ class RunIndexModelProperties {
         .coverage(c -> c.check(true).percentage(pct -> pct >= 10));
   }
 
+  /**
+   * The churn with compactions handed to an executor that holds them until the sequence says: a
+   * compaction left due across several operations (and one run between any two) changes no match
+   * or count, the arrays stay within the accounting after every operation (a write that would pass
+   * it compacts at once), and the held tasks compact into new arrays, never in place.
+   */
+  @Property(tries = 80)
+  void churnAgreesWhileCompactionsWaitForTheirTask(@ForAll("longPrompts") List<int[]> tokens,
+      @ForAll("churn") List<Op> ops, @ForAll("runHeldAfter") List<Boolean> runHeldAfter) {
+    List<Runnable> held = new ArrayList<>();
+    PrefixIndex ix = new PrefixIndex(1L << 30, 400, 1 << 16, 0, held::add);
+    int[][] slots = allocate(ix);
+    int[] slotIds = new int[SLOTS];
+    int[] gen = new int[SLOTS];
+    for (int s = 0; s < SLOTS; s++) {
+      slotIds[s] = slots[s][0];
+      gen[s] = slots[s][1];
+    }
+    World world = new World(ix, slotIds, gen, tokens.stream().map(IndexHarness::blocks).toList(),
+        new IndexReference(SLOTS, 400));
+    int ran = 0;
+    boolean byTask = false;
+    int before = ix.compactions();
+    for (int i = 0; i < ops.size(); i++) {
+      Op op = ops.get(i);
+      world.apply(op);
+      assertThat(held.size()).as("tasks held after %s", op).isLessThanOrEqualTo(1);
+      if (runHeldAfter.get(i % runHeldAfter.size()) && !held.isEmpty()) {
+        int inPlace = ix.compactionsInPlace();
+        int compacted = ix.compactions();
+        held.remove(0).run();
+        ran++;
+        byTask |= ix.compactions() > compacted;
+        assertThat(ix.compactionsInPlace()).as("in place by the task after %s", op)
+            .isEqualTo(inPlace);
+        assertThat(ix.compactionDue()).isFalse();
+      }
+      world.check(op.toString(), 0, 1, 2);
+      assertThat(ix.entryCount()).as("entries after %s", op).isEqualTo(world.ref.entries());
+      assertThat(ix.blockCount()).as("blocks after %s", op).isEqualTo(world.ref.holders.size());
+      assertThat(ix.footprintBytes()).as("arrays after %s", op)
+          .isLessThanOrEqualTo(ix.estimatedBytes());
+    }
+    Statistics.label("held task ran").collect(ran > 0);
+    Statistics.label("held task ran").coverage(c -> c.check(true).percentage(pct -> pct >= 30));
+    Statistics.label("compacted").collect(ix.compactions() > before);
+    Statistics.label("a held task compacted").collect(byTask);
+    Statistics.label("a held task compacted")
+        .coverage(c -> c.check(true).percentage(pct -> pct >= 20));
+  }
+
+  @Provide
+  Arbitrary<List<Boolean>> runHeldAfter() {
+    return Arbitraries.of(true, false, false).list().ofMinSize(1).ofMaxSize(8);
+  }
+
   private static void agreeThroughout(List<int[]> tokens, List<Op> ops) {
     agreeThroughout(tokens, ops, 40);
   }

@@ -204,6 +204,7 @@ final class Simulation implements ReplicaHost {
           .seed(scenario.seed() + i)
           .blockSizeTokens(scenario.blockSizeTokens())
           .indexBudgetBytes(64L << 20)
+          .indexCompactionExecutor(Runnable::run)
           .defaultReplicaCacheTokens(m.kvCapacityTokens())
           .costModel(costModel)
           .peerRouters(n - 1)
