@@ -61,9 +61,12 @@ import java.util.function.ToDoubleFunction;
  * is exactly what this router cannot see, and with no prefixes to protect the risk no longer
  * steers requests off their holders), plus pollution, and home holds within
  * {@link PrefixHome#UNIQUE_SLACK} x the best plus 10 ms: still a spread that routers reading the
- * same report do not share, which a saturated fleet needs. Measured in docs/cost-model.md ("Unique
- * traffic with several routers"). A router alone, and traffic that shares prefixes, keep the rules
- * above.
+ * same report do not share, which a saturated fleet needs. While every candidate waits over
+ * {@code saturation_ms} there, a request with a budget goes where this router's own in-flight
+ * prompt tokens are fewest instead ({@link OwnLoadUnderBacklog}): the late report ranks every
+ * router's requests onto the same replica, whose estimate is then the most likely too low for
+ * admission. Measured in docs/cost-model.md ("Unique traffic with several routers"). A router
+ * alone, and traffic that shares prefixes, keep the rules above.
  *
  * <p>A router alone skips a replica that has {@code load_bound} (default 2) times the candidates'
  * mean of its requests in flight and a calibrated wait over 100 ms ({@link LoadBound}): a hot
@@ -144,6 +147,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final double loadBound;
   /** Where a request without a deadline goes once every replica is backlogged. */
   private final PastSaturation pastSaturation;
+  /** The calibrated wait past which every candidate counts as backlogged; 0: never. */
+  private final double saturationMillis;
 
   /** {@link #weights} by term name, for {@link RoutingContext#weightedEstimateMillis}. */
   private final ToDoubleFunction<String> weightOfTerm;
@@ -168,6 +173,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       boolean shedNewPrefixes, double loadBound, double saturationMillis) {
     this.loadBound = loadBound;
     this.pastSaturation = new PastSaturation(saturationMillis);
+    this.saturationMillis = saturationMillis;
     this.newPrefix = new NewPrefixPlacement(shedNewPrefixes);
     this.weights = weights.isEmpty() ? Map.of() : new EnumMap<>(weights);
     this.excludeStale = excludeStale;
@@ -261,11 +267,15 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       }
     }
     if (peers) {
+      // first: it notes a request's budget, which keeps the pile off for the requests without one
+      int piled = pastSaturation.pick(context, onlyFresh, true);
+      if (unique && OwnLoadUnderBacklog.applies(context, onlyFresh, saturationMillis)) {
+        return leastOwnLoad(context, onlyFresh);
+      }
       if (!unique && externality.queueing && scores != null) {
         queueing = Externalities.fleetRequestsInSystem(candidates);
       }
-      return home(context, onlyFresh, unique, queueing, best, bestMillis,
-          pastSaturation.pick(context, onlyFresh, true));
+      return home(context, onlyFresh, unique, queueing, best, bestMillis, piled);
     }
     int piled = pastSaturation.pick(context, onlyFresh, false);
     if (piled >= 0) {
@@ -350,6 +360,30 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       }
     }
     return context.routedWithEstimate(within, withinMillis);
+  }
+
+  /**
+   * Several routers on unique traffic, a request with a budget, every candidate backlogged: the
+   * candidate with the fewest own in-flight prompt tokens, ties to the least ranking score
+   * ({@link OwnLoadUnderBacklog}).
+   */
+  private RoutingDecision leastOwnLoad(RoutingContext context, boolean onlyFresh) {
+    List<CandidateView> candidates = context.candidates();
+    long least = OwnLoadUnderBacklog.leastTokens(candidates, onlyFresh);
+    CandidateView best = null;
+    double bestMillis = Double.POSITIVE_INFINITY;
+    for (int i = 0, n = candidates.size(); i < n; i++) {
+      CandidateView c = candidates.get(i);
+      if (onlyFresh && c.telemetryStale() || c.inFlightPromptTokens() != least) {
+        continue;
+      }
+      double ms = uniqueRankingMillis(context, c) + calibrationMillis(c);
+      if (best == null || ms < bestMillis) {
+        best = c;
+        bestMillis = ms;
+      }
+    }
+    return context.routedWithEstimate(best, bestMillis);
   }
 
   /**

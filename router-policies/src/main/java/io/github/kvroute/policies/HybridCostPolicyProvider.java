@@ -28,7 +28,9 @@ import java.util.Set;
  * ({@code 0} (off) or milliseconds up to an hour, default {@value PastSaturation#DEFAULT_MILLIS}:
  * once every replica waits longer, a router alone piles requests without a deadline onto the
  * deepest holder that waits longest, and routers sharing the fleet onto the replica they agree
- * on; see {@link PastSaturation}).
+ * on; see {@link PastSaturation}; and routers sharing the fleet on traffic without shared prefixes
+ * send a request with a deadline where their own in-flight prompt tokens are fewest, see
+ * {@link OwnLoadUnderBacklog}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
