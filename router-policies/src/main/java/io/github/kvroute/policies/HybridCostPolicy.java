@@ -59,9 +59,11 @@ import java.util.function.ToDoubleFunction;
  * prefix's overrides the cheapest replica for a hash. There the ranking is the predicted TTFT with
  * the staleness risk at weight 1 or more (what the other routers may have sent since the report
  * is exactly what this router cannot see, and with no prefixes to protect the risk no longer
- * steers requests off their holders), plus pollution, and home holds within
+ * steers requests off their holders), plus pollution. A request with a budget goes home within
  * {@link PrefixHome#UNIQUE_SLACK} x the best plus 10 ms: still a spread that routers reading the
- * same report do not share, which a saturated fleet needs. While every candidate waits over
+ * same report do not share, which admission, trusting the report, needs at loads near a
+ * backlog; one without a budget goes to the best (a home there cost {@code mixed-sizes} 3% of its
+ * capacity and gained no scale of it). While every candidate waits over
  * {@code saturation_ms} there, a request with a budget goes where this router's own in-flight
  * prompt tokens are fewest instead ({@link OwnLoadUnderBacklog}): the late report ranks every
  * router's requests onto the same replica, whose estimate is then the most likely too low for
@@ -301,7 +303,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
    * peers send the prefix home, so home holds what they made of it; no credit where the index
    * follows KV events, which show home's copy as it is); else the highest-ranked candidate within
    * the limit (the best is one). On {@code unique} traffic the limit is narrower and every
-   * candidate is ranked as {@link #uniqueRankingMillis} ranks it. Past saturation the request goes
+   * candidate is ranked as {@link #uniqueRankingMillis} ranks it, and a request without a budget
+   * goes to the best, home or not (the book still notes it). Past saturation the request goes
    * to {@code piled}, the index of the candidate that takes the excess ({@link PastSaturation}),
    * when that is not -1 (the book still notes the request).
    */
@@ -317,6 +320,10 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     if (piled >= 0) {
       CandidateView c = candidates.get(piled);
       return context.routedWithEstimate(c, rankingMillis(context, c, unique, queueing));
+    }
+    if (unique && request.ttftBudget().isEmpty()) {
+      // a prompt nobody else sends has no copy to agree on (class notes)
+      return context.routedWithEstimate(best, bestMillis);
     }
     CandidateView home = null;
     CandidateView deepest = null;

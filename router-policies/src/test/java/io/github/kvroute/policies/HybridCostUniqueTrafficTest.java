@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * With other routers on the fleet, hybrid-cost ranks traffic that shares no prefixes apart
  * ({@link HybridCostPolicy#SHARED_TRAFFIC_SHARE}): the predicted TTFT, no queueing term, a narrow
- * home. Alone, or on shared prefixes, it keeps its rules.
+ * home for a request with a budget and none without. Alone, or on shared prefixes, it keeps its
+ * rules.
  */
 class HybridCostUniqueTrafficTest {
   private static final double PEERS = 2;
@@ -77,6 +78,35 @@ class HybridCostUniqueTrafficTest {
       assertThat(s.replicaId()).isEqualTo("replica-1");
       assertThat(s.score().getAsDouble()).isGreaterThanOrEqualTo(s.cost().totalMillis());
     }
+  }
+
+  /**
+   * Two replicas a millisecond apart: a unique prompt without a budget takes the better one every
+   * time; with a budget its home (a hash of the prompt over the replicas) within 1.5x the best
+   * holds, so some prompts go to the other.
+   */
+  @Test
+  void onUniqueTrafficOnlyARequestWithABudgetGoesHome() {
+    HybridCostPolicy policy = after(100, 100, PEERS);
+    List<CandidateView> close = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      close.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
+          .cache(0, 1_000_000).estimatedQueueMillis(i == 0 ? 100 : 101).build());
+    }
+    int elsewhere = 0;
+    for (int seed = 1; seed <= 40; seed++) {
+      Request plain = TestRequests.request(1_600, 40_000 + seed);
+      RoutingContext context =
+          FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(plain, close, 1), PEERS);
+      assertThat(policy.route(context).replicaId()).isEqualTo("replica-0");
+      // another prompt: one seen twice is not unique traffic
+      Request budgeted = TestRequests.request(1_600, 50_000 + seed).toBuilder()
+          .ttftBudget(java.time.Duration.ofSeconds(5)).build();
+      RoutingDecision d = policy.route(FixedRoutingContext.withPeerRouters(
+          FixedRoutingContext.of(budgeted, close, 1), PEERS));
+      elsewhere += d.replicaId().equals("replica-1") ? 1 : 0;
+    }
+    assertThat(elsewhere).as("budgeted prompts sent home to replica-1").isBetween(5, 35);
   }
 
   @Test
