@@ -183,6 +183,7 @@ final class PrefixIndex {
   private volatile long publishedEntries;
   private volatile long publishedBlocks;
   private volatile long publishedBytes;
+  private volatile int publishedCompactions;
 
   PrefixIndex(long budgetBytes, long defaultCapacityBlocks, int bufferLimit) {
     this(budgetBytes, defaultCapacityBlocks, bufferLimit, RunTable.MIN_GARBAGE);
@@ -582,6 +583,7 @@ final class PrefixIndex {
 
   private void publish() {
     compactionDue = store.compactionDeferred();
+    publishedCompactions = table.compactions();
     publishedEntries = store.entries();
     publishedBlocks = store.blocks();
     publishedBytes = store.accountedBytes();
@@ -628,6 +630,11 @@ final class PrefixIndex {
 
   long droppedHints() {
     return droppedHints.sum();
+  }
+
+  /** Compactions so far, lock-free (as of the last applied write or compaction). */
+  long compactionCount() {
+    return publishedCompactions;
   }
 
   /** Compaction tasks the executor refused, each run on the submitting thread instead. */

@@ -28,6 +28,8 @@ import java.util.Map;
  *     bound of the heap its arrays retain
  * @param indexBudgetBytes the prefix index's hard budget
  * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
+ * @param indexCompactions compactions of the prefix index's arrays (on its compaction executor or
+ *     inside the writes that called for them)
  * @param pluginFailures exceptions contained from host plugins
  * @param droppedKvEvents KV events dropped because their replica was unknown
  *     ({@link UpdateResult#UNKNOWN_REPLICA})
@@ -50,6 +52,7 @@ public record RouterStats(
     long indexBytes,
     long indexBudgetBytes,
     long droppedIndexHints,
+    long indexCompactions,
     long pluginFailures,
     long droppedKvEvents,
     long skewedReports,
@@ -73,6 +76,10 @@ public record RouterStats(
    *     bound of the heap its arrays retain
    * @param indexBudgetBytes the prefix index's hard budget
    * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
+   * @param indexCompactions compactions of the prefix index's arrays (on its compaction executor
+   *     or inside the writes that called for them)
+ * @param indexCompactions compactions of the prefix index's arrays (on its compaction executor or
+ *     inside the writes that called for them)
    * @param pluginFailures exceptions contained from host plugins
    * @param droppedKvEvents KV events dropped because their replica was unknown
    *     ({@link UpdateResult#UNKNOWN_REPLICA})

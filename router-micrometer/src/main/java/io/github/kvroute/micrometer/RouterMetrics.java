@@ -237,6 +237,8 @@ public final class RouterMetrics implements RouterListener, MeterBinder {
     total("kvroute.index.hints.dropped",
         "Optimistic index inserts dropped because the index's write buffer was full",
         RouterStats::droppedIndexHints);
+    total("kvroute.index.compactions", "Compactions of the prefix index's arrays",
+        RouterStats::indexCompactions);
     total("kvroute.kv.events.dropped", "KV events dropped because their replica was unknown",
         RouterStats::droppedKvEvents);
     total("kvroute.kv.events.gaps",
