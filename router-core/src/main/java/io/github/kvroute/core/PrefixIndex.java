@@ -91,9 +91,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * task, which takes the lock, applies the buffered hints, compacts into new arrays (so that
  * readers keep walking the published ones and never walk again or wait) and applies the hints
  * buffered meanwhile. Meanwhile hints queue in the buffer (and are dropped and counted if it
- * fills) and facts wait for the lock, as they would behind any long write. A write defers only while the arrays stay within the accounting without
- * the compaction; one that would take them past it compacts at once, in place, as without an
- * executor, so the budget holds between commands either way. The old and the new arrays coexist
+ * fills) and facts wait for the lock, as they would behind any long write. A write defers only
+ * while the arrays stay within the accounting without the compaction; one that would take them
+ * past it compacts at once, in place, as without an executor, so the budget holds between
+ * commands either way. The old and the new arrays coexist
  * for the length of a compaction into new ones. An executor that refuses the task, or that runs
  * it on the submitting thread ({@code Runnable::run}: the simulator's, for reproducible runs),
  * gets the compaction done at once on that thread, in place where the arrays' lengths suit.

@@ -21,8 +21,9 @@ final class StatusViews {
     return new RouterStats(counters.routed.sum(), counters.rejectedByReason(),
         counters.outcomesByResult(), leases.openCount(), counters.expired.sum(),
         counters.orphaned.sum(), index.entryCount(), index.blockCount(), index.estimatedBytes(),
-        index.budgetBytes(), index.droppedHints(), index.compactionCount(), guard.failures(), counters.droppedKvEvents.sum(),
-        counters.skewedReports.sum(), counters.kvEventGaps.sum(), counters.outOfOrderKvEvents.sum());
+        index.budgetBytes(), index.droppedHints(), index.compactionCount(), guard.failures(),
+        counters.droppedKvEvents.sum(), counters.skewedReports.sum(), counters.kvEventGaps.sum(),
+        counters.outOfOrderKvEvents.sum());
   }
 
   /** Every member of {@code fleet} as of {@code now}, in the fleet's order (by id). */
