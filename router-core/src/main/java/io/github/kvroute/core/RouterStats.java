@@ -78,8 +78,6 @@ public record RouterStats(
    * @param droppedIndexHints optimistic inserts dropped because the index's write buffer was full
    * @param indexCompactions compactions of the prefix index's arrays (on its compaction executor
    *     or inside the writes that called for them)
- * @param indexCompactions compactions of the prefix index's arrays (on its compaction executor or
- *     inside the writes that called for them)
    * @param pluginFailures exceptions contained from host plugins
    * @param droppedKvEvents KV events dropped because their replica was unknown
    *     ({@link UpdateResult#UNKNOWN_REPLICA})
