@@ -6,7 +6,6 @@ import io.github.kvroute.api.PromptKey;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -155,14 +154,10 @@ final class PrefixIndex {
   private final AtomicLong bufferedBytes = new AtomicLong();
 
   private final ReentrantLock writeLock = new ReentrantLock();
-  /** Runs compactions apart from the writes that call for them; null: inside those writes. */
-  private final Executor compactionExecutor;
-  /** Whether a compaction task was handed to the executor and has not taken the lock yet. */
-  private final AtomicBoolean compactionHandedOver = new AtomicBoolean();
+  /** Hands due compactions to the executor; null: they run inside the writes that call for them. */
+  private final CompactionHandOver handOver;
   /** Whether the last write left a compaction due ({@link IndexStore#compactionDeferred}). */
   private volatile boolean compactionDue;
-  /** Compaction tasks the executor refused (each compacted on the submitting thread instead). */
-  private final LongAdder compactionsRefused = new LongAdder();
   /** Compactions run by a task on a thread other than the write's that called for it. */
   private final LongAdder compactionsApart = new LongAdder();
   private final ConcurrentLinkedQueue<IndexStore.Command> buffer = new ConcurrentLinkedQueue<>();
@@ -215,8 +210,9 @@ final class PrefixIndex {
     this.bufferBytesLimit = Math.max(MIN_BUDGET_BYTES, budgetBytes / 8);
     this.store = new IndexStore(budgetBytes, defaultCapacityBlocks, this::freeSlot, minGarbage);
     this.table = store.table();
-    this.compactionExecutor = compactionExecutor;
-    if (compactionExecutor != null) {
+    this.handOver = compactionExecutor == null ? null
+        : new CompactionHandOver(compactionExecutor, this::compactDue);
+    if (handOver != null) {
       store.deferCompactions();
     }
     publish();
@@ -408,23 +404,13 @@ final class PrefixIndex {
   }
 
   /**
-   * Hands the executor the compaction the last writes left due, unless one is handed over already
-   * (class notes, "Compactions"). Called with the write lock released.
+   * Hands the executor the compaction the last writes left due (class notes, "Compactions").
+   * Called with the write lock released.
    */
   private void handOverCompaction() {
-    if (!compactionDue || !compactionHandedOver.compareAndSet(false, true)) {
-      return;
+    if (compactionDue) {
+      handOver.handOver();
     }
-    CompactionTask task = new CompactionTask(Thread.currentThread());
-    try {
-      compactionExecutor.execute(task);
-    } catch (RuntimeException refused) {
-      // a host's executor that refuses (or throws) does not lose the compaction: done here
-      compactionsRefused.increment();
-      compactionHandedOver.set(false);
-      compactDue(true);
-    }
-    task.handedOver = true;
   }
 
   /**
@@ -456,27 +442,6 @@ final class PrefixIndex {
     }
   }
 
-  /**
-   * One compaction handed to the executor. Run on the thread that handed it over, within
-   * {@code execute} ({@code Runnable::run}), it compacts in place where it can, as a write
-   * without an executor does; on any other thread, into new arrays, so that readers never wait.
-   *
-   * <p>Thread-safety: run once, by the executor; {@link #handedOver} is set by the submitter.
-   */
-  private final class CompactionTask implements Runnable {
-    private final Thread submitter;
-    volatile boolean handedOver;
-
-    CompactionTask(Thread submitter) {
-      this.submitter = submitter;
-    }
-
-    @Override
-    public void run() {
-      compactionHandedOver.set(false);
-      compactDue(!handedOver && Thread.currentThread() == submitter);
-    }
-  }
 
   /**
    * A hint: buffered if it fits (else dropped and counted), then a bounded share of hints applied.
@@ -640,7 +605,7 @@ final class PrefixIndex {
 
   /** Compaction tasks the executor refused, each run on the submitting thread instead. */
   long compactionsRefused() {
-    return compactionsRefused.sum();
+    return handOver == null ? 0 : handOver.refused();
   }
 
   /** Compactions run apart from the writes that called for them, on the executor's threads. */
