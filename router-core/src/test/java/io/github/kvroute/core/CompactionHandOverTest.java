@@ -57,7 +57,7 @@ class CompactionHandOverTest {
     void assertLivePromptsMatch() {
       for (PromptKey p : live) {
         if (p != null) {
-          assertThat(match(ix, p, slot[0])).isEqualTo(PROMPT_BLOCKS);
+          assertThat(RunIndexModelProperties.match(ix, p, slot[0])).isEqualTo(PROMPT_BLOCKS);
         }
       }
     }
@@ -69,15 +69,6 @@ class CompactionHandOverTest {
       ids[i] = firstId + i;
     }
     return PromptKey.ofBlockHashes(ids, 1, PROMPT_BLOCKS, IndexHarness.NS);
-  }
-
-  private static int match(PrefixIndex ix, PromptKey p, int slot) {
-    int words = ix.words();
-    long[] mask = new long[words];
-    mask[slot >>> 6] |= 1L << slot;
-    int[] out = new int[words << 6];
-    ix.match(p, mask, words, new long[words], out);
-    return out[slot];
   }
 
   @Test

@@ -265,6 +265,19 @@ class RunIndexModelProperties {
     return out[slot];
   }
 
+  /** Slots of {@link #allocate} on {@code ix}, the prompts and a reference of {@code capacity}. */
+  private static World world(PrefixIndex ix, List<int[]> tokens, int capacity) {
+    int[][] slots = allocate(ix);
+    int[] slotIds = new int[SLOTS];
+    int[] gen = new int[SLOTS];
+    for (int s = 0; s < SLOTS; s++) {
+      slotIds[s] = slots[s][0];
+      gen[s] = slots[s][1];
+    }
+    return new World(ix, slotIds, gen, tokens.stream().map(IndexHarness::blocks).toList(),
+        new IndexReference(SLOTS, capacity));
+  }
+
   /** Slots 0, 1 and 65 of 66 allocated: both holder words are in play. */
   private static int[][] allocate(PrefixIndex ix) {
     int[][] all = new int[66][];
@@ -320,15 +333,7 @@ class RunIndexModelProperties {
       @ForAll("churn") List<Op> ops, @ForAll("runHeldAfter") List<Boolean> runHeldAfter) {
     List<Runnable> held = new ArrayList<>();
     PrefixIndex ix = new PrefixIndex(1L << 30, 400, 1 << 16, 0, held::add);
-    int[][] slots = allocate(ix);
-    int[] slotIds = new int[SLOTS];
-    int[] gen = new int[SLOTS];
-    for (int s = 0; s < SLOTS; s++) {
-      slotIds[s] = slots[s][0];
-      gen[s] = slots[s][1];
-    }
-    World world = new World(ix, slotIds, gen, tokens.stream().map(IndexHarness::blocks).toList(),
-        new IndexReference(SLOTS, 400));
+    World world = world(ix, tokens, 400);
     int ran = 0;
     boolean byTask = false;
     int before = ix.compactions();
@@ -375,15 +380,7 @@ class RunIndexModelProperties {
    */
   private static int[] agreeThroughout(List<int[]> tokens, List<Op> ops, int capacity) {
     PrefixIndex ix = new PrefixIndex(1L << 30, capacity, 1 << 16, 0);
-    int[][] slots = allocate(ix);
-    int[] slotIds = new int[SLOTS];
-    int[] gen = new int[SLOTS];
-    for (int s = 0; s < SLOTS; s++) {
-      slotIds[s] = slots[s][0];
-      gen[s] = slots[s][1];
-    }
-    World world = new World(ix, slotIds, gen, tokens.stream().map(IndexHarness::blocks).toList(),
-        new IndexReference(SLOTS, capacity));
+    World world = world(ix, tokens, capacity);
 
     for (Op op : ops) {
       world.apply(op);
