@@ -15,10 +15,16 @@ import java.util.Map;
 final class CapacityTable {
   private CapacityTable() {}
 
-  /** One policy's sweep: its runs by load scale, increasing. */
-  record Sweep(List<Double> scales, List<SimulationResult> runs) {
+  /**
+   * One policy's sweep: its runs by load scale, increasing, and the runs between them that bisected
+   * its capacity's bracket ({@link CapacityBisection}), which the capacity counts and the attainment
+   * table does not show.
+   */
+  record Sweep(List<Double> scales, List<SimulationResult> runs, List<SimulationResult> between) {
     CapacityAtSlo capacity() {
-      return CapacityAtSlo.ofResults(runs);
+      List<SimulationResult> all = new ArrayList<>(runs);
+      all.addAll(between);
+      return CapacityAtSlo.ofResults(all);
     }
   }
 
@@ -57,7 +63,8 @@ final class CapacityTable {
     all.add(header);
     all.addAll(rows.values());
     return String.format(Locale.ROOT,
-        "capacity_rps: highest offered req/s with SLO attainment >= %.0f%% (interpolated on the sweep)%n",
+        "capacity_rps: highest offered req/s with SLO attainment >= %.0f%% (interpolated on the sweep,"
+            + " bisected by --capacity-steps)%n",
         CapacityAtSlo.ATTAINMENT * 100) + TextTable.render(all);
   }
 

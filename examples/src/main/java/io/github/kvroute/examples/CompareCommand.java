@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -107,6 +109,12 @@ final class CompareCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}); 'none' to skip.")
   String loadScales;
 
+  @Option(names = "--capacity-steps", paramLabel = "N", defaultValue = "3",
+      description = "Bisection steps placing each policy's capacity_rps between the sweep's last run"
+          + " that met 90% attainment and its first that missed (one more run per policy each;"
+          + " default: ${DEFAULT-VALUE}; 0 interpolates on the sweep alone).")
+  int capacitySteps;
+
   @Option(names = "--option", paramLabel = "POLICY.KEY=VALUE",
       description = "A policy option, e.g. hybrid-cost.risk_weight=2 or "
           + "cache-aware.cache_threshold=0.5 (repeatable).")
@@ -128,6 +136,9 @@ final class CompareCommand implements Callable<Integer> {
     List<String> names = resolvePolicies();
     Map<String, Map<String, String>> configs = parseOptions(names);
     List<Double> scales = parseScales();
+    if (capacitySteps < 0) {
+      throw new UserError("--capacity-steps: " + capacitySteps + " (expected: >= 0)");
+    }
     List<Scenario> sections = base.variants().isEmpty() ? List.of(base) : base.variants();
 
     List<Job> jobs = new ArrayList<>();
@@ -139,17 +150,16 @@ final class CompareCommand implements Callable<Integer> {
         }
         for (double scale : scales) {
           if (scale != 1.0) {
-            Scenario scaled = sections.get(s).toBuilder()
-                .rateScale(sections.get(s).rateScale() * scale).build();
-            jobs.add(new Job(s, policy, scale, scaled));
+            jobs.add(scaledJob(sections, s, policy, scale, null));
             if (oracle) {
-              jobs.add(new Job(s, policy, scale, oracleOf(scaled), ORACLE_SUFFIX));
+              jobs.add(scaledJob(sections, s, policy, scale, ORACLE_SUFFIX));
             }
           }
         }
       }
     }
     runAll(jobs, configs);
+    List<Job> between = scales.size() < 2 ? List.of() : bisect(jobs, sections, configs);
 
     PrintWriter stdout = spec.commandLine().getOut();
     List<ReportWriter.Section> report = new ArrayList<>();
@@ -169,7 +179,7 @@ final class CompareCommand implements Callable<Integer> {
         }
       }
       curves.values().forEach(points -> points.sort((a, b) -> Double.compare(a[0], b[0])));
-      Map<String, CapacityTable.Sweep> sweeps = sweeps(jobs, s, scales);
+      Map<String, CapacityTable.Sweep> sweeps = sweeps(jobs, between, s, scales);
       Scenario sc = sections.get(s);
       if (format.equals("table")) {
         stdout.println("== " + sc.name() + ": " + sc.description());
@@ -207,7 +217,8 @@ final class CompareCommand implements Callable<Integer> {
    * runs are a sweep of their own, {@code POLICY+oracle}, never part of the policy's); empty without a
    * sweep.
    */
-  private static Map<String, CapacityTable.Sweep> sweeps(List<Job> jobs, int s, List<Double> scales) {
+  private static Map<String, CapacityTable.Sweep> sweeps(List<Job> jobs, List<Job> between, int s,
+      List<Double> scales) {
     Map<String, CapacityTable.Sweep> out = new LinkedHashMap<>();
     if (scales.size() < 2) {
       return out;
@@ -216,13 +227,59 @@ final class CompareCommand implements Callable<Integer> {
     Map<String, SimulationResult[]> runs = new LinkedHashMap<>();
     for (Job j : jobs) {
       if (j.section == s) {
-        String row = j.label == null ? j.policy : j.policy + j.label;
-        runs.computeIfAbsent(row, k -> new SimulationResult[sorted.size()])[
+        runs.computeIfAbsent(j.row(), k -> new SimulationResult[sorted.size()])[
             sorted.indexOf(j.scale)] = j.result;
       }
     }
-    runs.forEach((policy, r) -> out.put(policy, new CapacityTable.Sweep(sorted, List.of(r))));
+    runs.forEach((row, r) -> out.put(row, new CapacityTable.Sweep(sorted, List.of(r),
+        between.stream().filter(j -> j.section == s && j.row().equals(row))
+            .map(j -> j.result).toList())));
     return out;
+  }
+
+  /**
+   * {@link #capacitySteps} rounds of {@link CapacityBisection}: each round runs every row (policy, or
+   * its oracle) of every section whose capacity the runs so far bracket once more, at the bracket's
+   * midpoint. Returns those runs.
+   */
+  private List<Job> bisect(List<Job> sweep, List<Scenario> sections,
+      Map<String, Map<String, String>> configs) throws InterruptedException {
+    List<Job> between = new ArrayList<>();
+    for (int step = 0; step < capacitySteps; step++) {
+      Map<String, Job> firstRun = new LinkedHashMap<>();
+      Map<String, NavigableMap<Double, Double>> attainment = new LinkedHashMap<>();
+      for (List<Job> runs : List.of(sweep, between)) {
+        for (Job j : runs) {
+          String key = j.section + "/" + j.row();
+          firstRun.putIfAbsent(key, j);
+          attainment.computeIfAbsent(key, k -> new TreeMap<>())
+              .put(j.scale, j.result.sloAttainment());
+        }
+      }
+      List<Job> round = new ArrayList<>();
+      attainment.forEach((key, runs) -> {
+        double next = CapacityBisection.nextScale(runs);
+        if (!Double.isNaN(next)) {
+          Job like = firstRun.get(key);
+          round.add(scaledJob(sections, like.section, like.policy, next, like.label));
+        }
+      });
+      if (round.isEmpty()) {
+        break;
+      }
+      runAll(round, configs);
+      between.addAll(round);
+    }
+    return between;
+  }
+
+  /** Section {@code s} at load {@code scale}, for {@code policy} (as its oracle when labelled so). */
+  private static Job scaledJob(List<Scenario> sections, int s, String policy, double scale,
+      String label) {
+    Scenario scaled = sections.get(s).toBuilder()
+        .rateScale(sections.get(s).rateScale() * scale).build();
+    return label == null ? new Job(s, policy, scale, scaled)
+        : new Job(s, policy, scale, oracleOf(scaled), label);
   }
 
   private Scenario resolveScenario() {
@@ -469,6 +526,11 @@ final class CompareCommand implements Callable<Integer> {
     /** {@code POLICY[+oracle] xSCALE on SCENARIO}, for progress. */
     final String description;
     volatile SimulationResult result;
+
+    /** {@return the output row this run belongs to: the policy, or its oracle} */
+    String row() {
+      return label == null ? policy : policy + label;
+    }
 
     Job(int section, String policy, double scale, Scenario scenario) {
       this(section, policy, scale, scenario, null);

@@ -258,6 +258,28 @@ class KvrouteSimTest {
     assertThat(Double.parseDouble(oracle.get(2).split(",", -1)[18])).isPositive();
   }
 
+  @Test
+  void bisectionPlacesTheCapacityInsideTheSweepsBracket_withoutChangingTheRunsShown() {
+    String[] coarse = {"compare", "--scenario", "mixed-sizes", "--policies", "round-robin",
+        "--requests", "300", "--load-scales", "1,4", "--no-report", "--format", "csv",
+        "--capacity-steps", "0"};
+    String[] bisected = coarse.clone();
+    bisected[bisected.length - 1] = "3";
+
+    String[] before = run(coarse).out().lines().toList().get(1).split(",", -1);
+    String[] after = run(bisected).out().lines().toList().get(1).split(",", -1);
+
+    assertThat(before[19]).as("the sweep brackets round-robin's capacity").isEqualTo("=");
+    assertThat(after[19]).isEqualTo("=");
+    // the x1 run itself is the same, but for its decision times (wall clock)
+    assertThat(Arrays.copyOf(after, 15)).containsExactly(Arrays.copyOf(before, 15));
+    assertThat(after[17]).isEqualTo(before[17]);
+    double offeredAtX1 = Double.parseDouble(before[17]);
+    double capacity = Double.parseDouble(after[18]);
+    assertThat(capacity).isBetween(offeredAtX1 * 0.99, offeredAtX1 * 4 * 1.01)
+        .isNotEqualTo(Double.parseDouble(before[18]));
+  }
+
   private static String capacityColumns(String row) {
     String[] cells = row.split(",", -1);
     return cells[cells.length - 2] + "," + cells[cells.length - 1];
@@ -274,6 +296,7 @@ class KvrouteSimTest {
       "compare --engine nope --no-report | --engine: nope (expected: one of [llama3-8b-h100, llama3-70b-tp4-h100])",
       "compare --kv-capacity-tokens 0 --no-report | --kv-capacity-tokens: 0 (expected: >= 1)",
       "compare --load-scales 0,x --no-report | --load-scales: 0 (expected:",
+      "compare --capacity-steps -1 --no-report | --capacity-steps: -1 (expected: >= 0)",
       "compare --requests many | Invalid value for option '--requests'",
       "compare --telemetry prometheus --no-report | --telemetry: prometheus (expected: one of [vllm, vllm-kv-events, sglang, instrumented])",
       "compare --prior-error 0.5 --no-report | --prior-error: 0.5 (expected: a finite factor >= 1)",
