@@ -1,8 +1,12 @@
 package io.github.kvroute.examples;
 
 import io.github.kvroute.sim.CapacityAtSlo;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.TreeMap;
 
 /**
  * Where to run next to place a sweep's capacity more closely: halfway between the last load scale
@@ -19,10 +23,57 @@ import java.util.NavigableMap;
  * step halves the interval the interpolation spans, with one more run per policy; three steps narrow
  * a half-unit interval to a sixteenth.
  *
- * <p>Stateless and thread-safe.
+ * <p>Stateless; {@link #rounds} runs on the calling thread, its jobs on the runner's.
  */
 final class CapacityBisection {
   private CapacityBisection() {}
+
+  /** The same row and section as {@code like}, at load {@code scale}. */
+  interface JobAt {
+    CompareJob at(CompareJob like, double scale);
+  }
+
+  /** Runs the jobs of one round (in parallel, as the sweep's were) and fills their results. */
+  interface Runner {
+    void run(List<CompareJob> round) throws InterruptedException;
+  }
+
+  /**
+   * Up to {@code steps} rounds of bisection after {@code sweep} ran: each round runs every row
+   * (policy, or its oracle) of every section whose capacity the runs so far bracket once more, at
+   * the bracket's midpoint ({@link #nextScale}); it stops early when none is bracketed.
+   *
+   * @return the runs the rounds added, in the order they ran
+   */
+  static List<CompareJob> rounds(List<CompareJob> sweep, int steps, JobAt jobAt, Runner runner)
+      throws InterruptedException {
+    List<CompareJob> between = new ArrayList<>();
+    for (int step = 0; step < steps; step++) {
+      Map<String, CompareJob> firstRun = new LinkedHashMap<>();
+      Map<String, NavigableMap<Double, Double>> attainment = new LinkedHashMap<>();
+      for (List<CompareJob> runs : List.of(sweep, between)) {
+        for (CompareJob j : runs) {
+          String key = j.section + "/" + j.row();
+          firstRun.putIfAbsent(key, j);
+          attainment.computeIfAbsent(key, k -> new TreeMap<>())
+              .put(j.scale, j.result.sloAttainment());
+        }
+      }
+      List<CompareJob> round = new ArrayList<>();
+      attainment.forEach((key, runs) -> {
+        double next = nextScale(runs);
+        if (!Double.isNaN(next)) {
+          round.add(jobAt.at(firstRun.get(key), next));
+        }
+      });
+      if (round.isEmpty()) {
+        break;
+      }
+      runner.run(round);
+      between.addAll(round);
+    }
+    return between;
+  }
 
   /**
    * The scale to run next for one policy's runs so far, or NaN when its capacity is not bracketed:

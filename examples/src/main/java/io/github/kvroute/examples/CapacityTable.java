@@ -28,6 +28,31 @@ final class CapacityTable {
     }
   }
 
+  /**
+   * Each row's runs of section {@code s} by load scale, keyed by the row's name (a policy's oracle
+   * runs are a sweep of their own, {@code POLICY+oracle}, never part of the policy's), with the
+   * row's bisection runs from {@code between}; empty without a sweep.
+   */
+  static Map<String, Sweep> sweeps(List<CompareJob> jobs, List<CompareJob> between, int s,
+      List<Double> scales) {
+    Map<String, Sweep> out = new LinkedHashMap<>();
+    if (scales.size() < 2) {
+      return out;
+    }
+    List<Double> sorted = scales.stream().sorted().toList();
+    Map<String, SimulationResult[]> runs = new LinkedHashMap<>();
+    for (CompareJob j : jobs) {
+      if (j.section == s) {
+        runs.computeIfAbsent(j.row(), k -> new SimulationResult[sorted.size()])[
+            sorted.indexOf(j.scale)] = j.result;
+      }
+    }
+    runs.forEach((row, r) -> out.put(row, new Sweep(sorted, List.of(r),
+        between.stream().filter(j -> j.section == s && j.row().equals(row))
+            .map(j -> j.result).toList())));
+    return out;
+  }
+
   /** The full CSV header: the fixed columns, then {@link CapacityAtSlo#CSV_COLUMNS}. */
   static String csvHeader() {
     return SimulationResult.CSV_HEADER + "," + CapacityAtSlo.CSV_COLUMNS;

@@ -15,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -141,12 +139,12 @@ final class CompareCommand implements Callable<Integer> {
     }
     List<Scenario> sections = base.variants().isEmpty() ? List.of(base) : base.variants();
 
-    List<Job> jobs = new ArrayList<>();
+    List<CompareJob> jobs = new ArrayList<>();
     for (int s = 0; s < sections.size(); s++) {
       for (String policy : names) {
-        jobs.add(new Job(s, policy, 1.0, sections.get(s)));
+        jobs.add(new CompareJob(s, policy, 1.0, sections.get(s)));
         if (oracle) {
-          jobs.add(new Job(s, policy, 1.0, oracleOf(sections.get(s)), ORACLE_SUFFIX));
+          jobs.add(new CompareJob(s, policy, 1.0, oracleOf(sections.get(s)), ORACLE_SUFFIX));
         }
         for (double scale : scales) {
           if (scale != 1.0) {
@@ -159,14 +157,17 @@ final class CompareCommand implements Callable<Integer> {
       }
     }
     runAll(jobs, configs);
-    List<Job> between = scales.size() < 2 ? List.of() : bisect(jobs, sections, configs);
+    List<CompareJob> between = scales.size() < 2 ? List.of()
+        : CapacityBisection.rounds(jobs, capacitySteps,
+            (like, scale) -> scaledJob(sections, like.section, like.policy, scale, like.label),
+            round -> runAll(round, configs));
 
     PrintWriter stdout = spec.commandLine().getOut();
     List<ReportWriter.Section> report = new ArrayList<>();
     for (int s = 0; s < sections.size(); s++) {
       List<SimulationResult> main = new ArrayList<>();
       Map<String, List<double[]>> curves = new LinkedHashMap<>();
-      for (Job j : jobs) {
+      for (CompareJob j : jobs) {
         if (j.section != s) {
           continue;
         }
@@ -179,7 +180,7 @@ final class CompareCommand implements Callable<Integer> {
         }
       }
       curves.values().forEach(points -> points.sort((a, b) -> Double.compare(a[0], b[0])));
-      Map<String, CapacityTable.Sweep> sweeps = sweeps(jobs, between, s, scales);
+      Map<String, CapacityTable.Sweep> sweeps = CapacityTable.sweeps(jobs, between, s, scales);
       Scenario sc = sections.get(s);
       if (format.equals("table")) {
         stdout.println("== " + sc.name() + ": " + sc.description());
@@ -212,74 +213,13 @@ final class CompareCommand implements Callable<Integer> {
     return 0;
   }
 
-  /**
-   * Each row's runs of section {@code s} by load scale, keyed by the row's name (a policy's oracle
-   * runs are a sweep of their own, {@code POLICY+oracle}, never part of the policy's); empty without a
-   * sweep.
-   */
-  private static Map<String, CapacityTable.Sweep> sweeps(List<Job> jobs, List<Job> between, int s,
-      List<Double> scales) {
-    Map<String, CapacityTable.Sweep> out = new LinkedHashMap<>();
-    if (scales.size() < 2) {
-      return out;
-    }
-    List<Double> sorted = scales.stream().sorted().toList();
-    Map<String, SimulationResult[]> runs = new LinkedHashMap<>();
-    for (Job j : jobs) {
-      if (j.section == s) {
-        runs.computeIfAbsent(j.row(), k -> new SimulationResult[sorted.size()])[
-            sorted.indexOf(j.scale)] = j.result;
-      }
-    }
-    runs.forEach((row, r) -> out.put(row, new CapacityTable.Sweep(sorted, List.of(r),
-        between.stream().filter(j -> j.section == s && j.row().equals(row))
-            .map(j -> j.result).toList())));
-    return out;
-  }
-
-  /**
-   * {@link #capacitySteps} rounds of {@link CapacityBisection}: each round runs every row (policy, or
-   * its oracle) of every section whose capacity the runs so far bracket once more, at the bracket's
-   * midpoint. Returns those runs.
-   */
-  private List<Job> bisect(List<Job> sweep, List<Scenario> sections,
-      Map<String, Map<String, String>> configs) throws InterruptedException {
-    List<Job> between = new ArrayList<>();
-    for (int step = 0; step < capacitySteps; step++) {
-      Map<String, Job> firstRun = new LinkedHashMap<>();
-      Map<String, NavigableMap<Double, Double>> attainment = new LinkedHashMap<>();
-      for (List<Job> runs : List.of(sweep, between)) {
-        for (Job j : runs) {
-          String key = j.section + "/" + j.row();
-          firstRun.putIfAbsent(key, j);
-          attainment.computeIfAbsent(key, k -> new TreeMap<>())
-              .put(j.scale, j.result.sloAttainment());
-        }
-      }
-      List<Job> round = new ArrayList<>();
-      attainment.forEach((key, runs) -> {
-        double next = CapacityBisection.nextScale(runs);
-        if (!Double.isNaN(next)) {
-          Job like = firstRun.get(key);
-          round.add(scaledJob(sections, like.section, like.policy, next, like.label));
-        }
-      });
-      if (round.isEmpty()) {
-        break;
-      }
-      runAll(round, configs);
-      between.addAll(round);
-    }
-    return between;
-  }
-
   /** Section {@code s} at load {@code scale}, for {@code policy} (as its oracle when labelled so). */
-  private static Job scaledJob(List<Scenario> sections, int s, String policy, double scale,
+  private static CompareJob scaledJob(List<Scenario> sections, int s, String policy, double scale,
       String label) {
     Scenario scaled = sections.get(s).toBuilder()
         .rateScale(sections.get(s).rateScale() * scale).build();
-    return label == null ? new Job(s, policy, scale, scaled)
-        : new Job(s, policy, scale, oracleOf(scaled), label);
+    return label == null ? new CompareJob(s, policy, scale, scaled)
+        : new CompareJob(s, policy, scale, oracleOf(scaled), label);
   }
 
   private Scenario resolveScenario() {
@@ -475,7 +415,7 @@ final class CompareCommand implements Callable<Integer> {
     return configs;
   }
 
-  private void runAll(List<Job> jobs, Map<String, Map<String, String>> configs)
+  private void runAll(List<CompareJob> jobs, Map<String, Map<String, String>> configs)
       throws InterruptedException {
     int n = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
     Progress progress = Progress.on(spec.commandLine().getErr(), jobs.size(), parent.terminal());
@@ -485,7 +425,7 @@ final class CompareCommand implements Callable<Integer> {
       List<Future<?>> futures = new ArrayList<>();
       for (int i = 0; i < jobs.size(); i++) {
         int run = i;
-        Job j = jobs.get(i);
+        CompareJob j = jobs.get(i);
         futures.add(pool.submit(() -> {
           j.result = simulator.run(j.scenario, j.policy, configs.getOrDefault(j.policy, Map.of()),
               (done, total) -> progress.update(run, total == 0 ? 1 : (double) done / total,
@@ -513,37 +453,5 @@ final class CompareCommand implements Callable<Integer> {
   private String commandLine() {
     List<String> args = spec.commandLine().getParseResult().originalArgs();
     return "./kvroute-sim " + String.join(" ", args);
-  }
-
-  /** One simulation to run. */
-  private static final class Job {
-    final int section;
-    final String policy;
-    final double scale;
-    final Scenario scenario;
-    /** Appended to the policy in output rows ({@code +oracle}); null for an ordinary run. */
-    final String label;
-    /** {@code POLICY[+oracle] xSCALE on SCENARIO}, for progress. */
-    final String description;
-    volatile SimulationResult result;
-
-    /** {@return the output row this run belongs to: the policy, or its oracle} */
-    String row() {
-      return label == null ? policy : policy + label;
-    }
-
-    Job(int section, String policy, double scale, Scenario scenario) {
-      this(section, policy, scale, scenario, null);
-    }
-
-    Job(int section, String policy, double scale, Scenario scenario, String label) {
-      this.section = section;
-      this.policy = policy;
-      this.scale = scale;
-      this.scenario = scenario;
-      this.label = label;
-      this.description =
-          policy + (label == null ? "" : label) + " x" + scale + " on " + scenario.name();
-    }
   }
 }
