@@ -77,8 +77,9 @@ import java.util.function.ToDoubleFunction;
  * waits, not after its queue has passed the objective.
  *
  * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
- * {@value PastSaturation#DEFAULT_MILLIS}, for {@value PastSaturation#START_MILLIS} ms) a router
- * alone that is told no deadline piles the excess onto one replica, the deepest holder that waits
+ * {@value PastSaturation#DEFAULT_MILLIS}, and at a router alone over the mean request's predicted
+ * prefill too, for {@value PastSaturation#START_MILLIS} ms) a router alone that is told no
+ * deadline piles the excess onto one replica, the deepest holder that waits
  * longest, so that the others drain and keep their requests in time; routers sharing the fleet
  * pile onto the one replica they all rank first for a fixed key, once the backlog has lasted
  * {@value PastSaturation#PEER_START_MILLIS} ms and while every candidate waits over

@@ -26,7 +26,8 @@ import java.util.Set;
  * {@value LoadBound#DEFAULT_FACTOR}: a router alone skips a replica with that many times the
  * candidates' mean of its requests in flight that waits; see {@link LoadBound}); {@code saturation_ms}
  * ({@code 0} (off) or milliseconds up to an hour, default {@value PastSaturation#DEFAULT_MILLIS}:
- * once every replica waits longer, a router alone piles requests without a deadline onto the
+ * once every replica waits longer (a router alone: longer than this and than the mean request's
+ * predicted prefill), a router alone piles requests without a deadline onto the
  * deepest holder that waits longest, and routers sharing the fleet onto the replica they agree
  * on; see {@link PastSaturation}; and routers sharing the fleet on traffic without shared prefixes
  * send a request with a deadline where their own in-flight prompt tokens are fewest, see

@@ -36,9 +36,15 @@ class PastSaturationTest {
   private static final long SECOND = 1_000_000_000L;
 
   private static CandidateView view(String id, double queueMillis, int matchedBlocks) {
+    return view(id, queueMillis, matchedBlocks, 0);
+  }
+
+  private static CandidateView view(String id, double queueMillis, int matchedBlocks,
+      double meanRequestCostMillis) {
     return CandidateView.newBuilder().replicaId(id).prefill(20, 0.035).cache(0, 1_000_000)
         .estimatedQueueMillis(queueMillis).inFlight(1, 1_000)
-        .matched(matchedBlocks, matchedBlocks * 16).build();
+        .matched(matchedBlocks, matchedBlocks * 16).meanRequestCostMillis(meanRequestCostMillis)
+        .build();
   }
 
   /** Every replica waits over 300 ms; replica-1 and replica-2 hold 50 blocks, replica-2 waits longer. */
@@ -130,6 +136,37 @@ class PastSaturationTest {
     List<CandidateView> fleet = new ArrayList<>(backlogged());
     fleet.set(0, view("replica-0", 300, 0));
     assertThat(pickAfterStart(rule, TestRequests.request(PROMPT, 1), fleet, 0)).isEqualTo(-1);
+  }
+
+  @Test
+  void aloneAWaitUnderTheMeanRequestsPrefillIsNoBacklog() {
+    PastSaturation rule = new PastSaturation(300);
+    Request request = TestRequests.request(PROMPT, 1);
+    // every wait is over 300 ms, but replica-1's 400 ms is under the mean request's 500 ms
+    List<CandidateView> longPrompts = List.of(view("replica-0", 900, 0, 500),
+        view("replica-1", 400, 50, 500), view("replica-2", 700, 50, 500),
+        view("replica-3", 2_000, 10, 500));
+    assertThat(pickAfterStart(rule, request, longPrompts, 0)).as("one request's wait")
+        .isEqualTo(-1);
+    List<CandidateView> backlog = new ArrayList<>(longPrompts);
+    backlog.set(1, view("replica-1", 501, 50, 500));
+    assertThat(rule.pick(context(request, backlog, START + 1), false, false))
+        .as("every wait past the mean: the backlog must still last the start").isEqualTo(-1);
+    assertThat(rule.pick(context(request, backlog, 2 * START + 1), false, false)).isEqualTo(2);
+    assertThat(rule.pick(context(request, longPrompts, 2 * START + 2), false, false))
+        .as("replica-1 under the mean again: the ranking's").isEqualTo(-1);
+  }
+
+  @Test
+  void withPeersTheMeanRequestsPrefillDoesNotRaiseTheThreshold() {
+    PastSaturation rule = new PastSaturation(300);
+    Request request = TestRequests.request(PROMPT, 1);
+    List<CandidateView> longPrompts = List.of(view("replica-0", 900, 0, 500),
+        view("replica-1", 400, 50, 500), view("replica-2", 700, 50, 500));
+    long peerStart = PastSaturation.PEER_START_MILLIS * 1_000_000L;
+    rule.pick(context(request, longPrompts, 0), false, true);
+    assertThat(rule.pick(context(request, longPrompts, peerStart), false, true))
+        .as("every wait over 300 ms for the peers' start: the sink takes it").isNotNegative();
   }
 
   @Test
