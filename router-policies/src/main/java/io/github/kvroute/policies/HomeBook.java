@@ -55,7 +55,7 @@ final class HomeBook {
   /** The time constant of the decaying request counts behind {@link #share}. */
   static final long SHARE_MEMORY_SECONDS = 10;
   private static final double SHARE_MEMORY_NANOS = SHARE_MEMORY_SECONDS * 1e9;
-  /** The decaying count of requests {@link #repeatShare} needs before it tells anything. */
+  /** The requests {@link #repeatShare} needs to have seen before it tells anything. */
   static final int REPEAT_EVIDENCE = 32;
 
   /** A prefix routed recently. */
@@ -85,6 +85,12 @@ final class HomeBook {
   /** The requests whose prefix was remembered when they came, decaying, as of {@link #allSeenNanos}. */
   private volatile double repeatRequests;
   private volatile long allSeenNanos;
+  /**
+   * The requests noted since the book was made, not decaying: the evidence {@link #repeatShare}
+   * waits for. The decaying count could not be it: a router taking under
+   * {@value #REPEAT_EVIDENCE} requests per {@value #SHARE_MEMORY_SECONDS} s never reaches it.
+   */
+  private volatile long noted;
 
   /**
    * Notes that {@code key} ({@code blocks} long) is being routed now and returns its home among
@@ -100,6 +106,7 @@ final class HomeBook {
     allRequests = allRequests * kept + 1;
     repeatRequests = repeatRequests * kept + (r == null ? 0 : 1);
     allSeenNanos = nowNanos;
+    noted++;
     if (r == null) {
       if (recent.putIfAbsent(key, new Recent(blocks, nowNanos)) == null) {
         newPrefix = true;
@@ -142,14 +149,14 @@ final class HomeBook {
 
   /**
    * The share of this router's recent requests (the same decaying counts as {@link #share}) whose
-   * prefix it had routed within the window before, in {@code [0, 1]}; 1 while the count of all
-   * requests is below {@value #REPEAT_EVIDENCE}: every prefix is new to a router that has just
-   * started, which says nothing yet about whether its traffic shares them.
+   * prefix it had routed within the window before, in {@code [0, 1]}; 1 until it has noted
+   * {@value #REPEAT_EVIDENCE} requests: every prefix is new to a router that has just started,
+   * which says nothing yet about whether its traffic shares them.
    */
   double repeatShare() {
     double all = allRequests;
     // both counts decay by the same factor from the same instant, so their ratio needs no time
-    return all < REPEAT_EVIDENCE ? 1 : Math.min(1, repeatRequests / all);
+    return noted < REPEAT_EVIDENCE || all <= 0 ? 1 : Math.min(1, repeatRequests / all);
   }
 
   /** {@link #share} of a prefix not routed within the window. */

@@ -51,7 +51,7 @@ import java.util.function.ToDoubleFunction;
  * holding the deepest copy of the prompt this router knows of, since its peers send the prefix
  * there.
  *
- * <p>With other routers on traffic that shares no prefixes (under a tenth of this router's recent
+ * <p>With other routers on traffic that shares no prefixes (under a fifth of this router's recent
  * requests repeat a prefix it routed within the minute: {@link HomeBook#repeatShare}) there is no
  * copy to agree on, and the rules above cost: the queueing externality, which moves each request
  * in proportion to its prefill by a queue every router reads from the same late report, moves
@@ -59,7 +59,9 @@ import java.util.function.ToDoubleFunction;
  * prefix's overrides the cheapest replica for a hash. There the ranking is the predicted TTFT with
  * the staleness risk at weight 1 or more (what the other routers may have sent since the report
  * is exactly what this router cannot see, and with no prefixes to protect the risk no longer
- * steers requests off their holders), plus pollution. A request with a budget goes home within
+ * steers requests off their holders), and no externality (the blocks a placement evicts are seldom
+ * asked for again: a conversation trace whose long turns repeat under a tenth of their prefixes
+ * lost 15% of its capacity to pricing them). A request with a budget goes home within
  * {@link PrefixHome#UNIQUE_SLACK} x the best plus 10 ms: still a spread that routers reading the
  * same report do not share, which admission, trusting the report, needs at loads near a
  * backlog; one without a budget goes to the best (a home there cost {@code mixed-sizes} 3% of its
@@ -121,9 +123,11 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private static final double TIE_MILLIS = 1e-3;
   /**
    * With other routers, traffic counts as sharing prefixes while at least this share of the
-   * requests repeats a prefix routed within the minute ({@link HomeBook#repeatShare}).
+   * requests repeats a prefix routed within the minute ({@link HomeBook#repeatShare}): the named
+   * scenarios that share prefixes read 0.3 or more, a conversation trace of long unique turns
+   * under 0.2 (docs/cost-model.md, "The Mooncake trace with several routers").
    */
-  static final double SHARED_TRAFFIC_SHARE = 0.1;
+  static final double SHARED_TRAFFIC_SHARE = 0.2;
 
   /** Which externalities the ranking adds to the predicted TTFT. */
   enum Externality {
@@ -424,15 +428,12 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
 
   /**
    * The ranking score of {@code c} for several routers on unique traffic: the weighted terms with
-   * the staleness risk at weight 1 or more, plus pollution; no queueing term.
+   * the staleness risk at weight 1 or more; no externality (the blocks a placement evicts there
+   * are seldom asked for again, and the queue it adds is read from a report every router shares).
    */
   private double uniqueRankingMillis(RoutingContext context, CandidateView c) {
-    double ms = uniqueWeightOfTerm == null ? context.estimateMillis(c)
+    return uniqueWeightOfTerm == null ? context.estimateMillis(c)
         : context.weightedEstimateMillis(c, uniqueWeightOfTerm);
-    if (externality.pollution) {
-      ms += Externalities.pollutionMillis(context.request(), c);
-    }
-    return ms;
   }
 
   private RoutingDecision routePair(RoutingContext context) {

@@ -156,4 +156,21 @@ class HomeBookTest {
     }
     assertThat(book.repeatShare()).isGreaterThan(0.95).isLessThan(1.0);
   }
+
+  @Test
+  void aRouterTakingOneRequestASecondStillLearnsItsTrafficSharesNothing() {
+    // a tenth of a memory's worth of evidence per memory: the decaying count of all requests
+    // stays near ten, under the evidence, however long the router runs
+    HomeBook book = new HomeBook();
+    List<CandidateView> fleet = fleet(4);
+    for (int i = 0; i < 120; i++) {
+      book.home(100 + i, 10, fleet, i * SECOND, true);
+    }
+    assertThat(book.repeatShare()).as("two minutes of unique prompts").isEqualTo(0.0);
+    // one prompt in ten repeats the one before it
+    for (int i = 120; i < 400; i++) {
+      book.home(100 + i - (i % 10 == 0 ? 1 : 0), 10, fleet, i * SECOND, true);
+    }
+    assertThat(book.repeatShare()).isGreaterThan(0.0).isLessThan(0.3);
+  }
 }

@@ -128,6 +128,53 @@ class HybridCostUniqueTrafficTest {
         .isEqualTo("replica-1");
   }
 
+  /**
+   * replica-0 holds a full cache and predicts 76 ms; replica-1 has room and predicts 86 ms. The
+   * prompt's 1,600 new tokens would evict as many on replica-0 (56 ms of recompute, were they asked
+   * for again).
+   */
+  @Test
+  void routersOnUniquePromptsDoNotPriceTheBlocksAPlacementEvicts() {
+    List<CandidateView> fleet = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      fleet.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
+          .cache(i == 0 ? 1_000_000 : 0, 1_000_000).estimatedQueueMillis(i == 0 ? 0 : 10)
+          .build());
+    }
+    HybridCostPolicy unique = after(100, 100, PEERS);
+    for (int seed = 1; seed <= 20; seed++) {
+      Request request = TestRequests.request(1_600, 60_000 + seed);
+      RoutingContext context =
+          FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(request, fleet, 1), PEERS);
+      assertThat(Externalities.pollutionMillis(request, fleet.get(0))).as("the fleet as described")
+          .isGreaterThan(context.estimateMillis(fleet.get(1)) - context.estimateMillis(fleet.get(0)));
+      RoutingDecision d = unique.route(context);
+      assertThat(d.replicaId()).isEqualTo("replica-0");
+      assertThat(d.score().getAsDouble()).isEqualTo(d.cost().totalMillis());
+    }
+  }
+
+  /**
+   * One prompt in eight repeats the one before, a second apart, and the rest are new: the traffic
+   * of a conversation trace with long unique turns, shared by three routers. Agreeing on homes for
+   * the eighth costs the rest their best replica, so it is ranked as unique traffic.
+   */
+  @Test
+  void anEighthOfThePromptsRepeatingIsStillUniqueTraffic() {
+    HybridCostPolicy policy = policy();
+    for (int i = 0; i < 300; i++) {
+      int prompt = 1_000 + i - (i % 8 == 7 ? 1 : 0);
+      policy.route(FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(
+          TestRequests.request(1_600, prompt), fleet(), RandomSource.seeded(i),
+          i * 1_000_000_000L, CostModel.defaults()), PEERS));
+    }
+    RoutingDecision d = policy.route(FixedRoutingContext.withPeerRouters(FixedRoutingContext.of(
+        TestRequests.request(1_600, 20_002), fleet(), RandomSource.seeded(1),
+        300 * 1_000_000_000L, CostModel.defaults()), PEERS));
+    assertThat(d.replicaId()).as("the least predicted TTFT, no queueing term")
+        .isEqualTo("replica-0");
+  }
+
   @Test
   void aLoneRouterPricesTheQueueWhateverItsTraffic() {
     HybridCostPolicy alone = after(100, 100, 0);
