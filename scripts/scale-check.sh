@@ -8,8 +8,10 @@
 #   scripts/scale-check.sh POLICY [SEEDS] [extra kvroute-sim compare options...]
 #   scripts/scale-check.sh hybrid-cost 1,2,3 --routers 3 --telemetry-delay-ms 1000
 #
-# SCENARIOS="hot-prefix multi-tenant" limits the scenarios; KVROUTE_SIM_JAR=path compares another
-# build. Runs every registered policy (the best other is among them).
+# SCENARIOS="hot-prefix multi-tenant" limits the scenarios; TRACE=mooncake:PATH (or azure:PATH)
+# replays that trace instead (add --replicas N); KVROUTE_SIM_JAR=path compares another build.
+# Runs every registered policy (the best other is among them); POLICIES=a,b,... runs only those
+# (include POLICY and round-robin), which is faster but finds the best other among them only.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 policy=${1:?usage: scale-check.sh POLICY [SEEDS] [options...]}
@@ -17,11 +19,16 @@ seeds=${2:-1,2,3}
 shift $(( $# >= 2 ? 2 : 1 ))
 source "$root/scripts/lib/sim.sh"
 jar=$(sim_jar "$root")
-scenarios=$(named_scenarios "$jar")
+if [[ -n "${TRACE:-}" ]]; then
+  scenarios=$(basename "${TRACE#*:}")
+else
+  scenarios=$(named_scenarios "$jar")
+fi
 for scenario in $scenarios; do
+  if [[ -n "${TRACE:-}" ]]; then source=(--trace "$TRACE"); else source=(--scenario "$scenario"); fi
   for seed in ${seeds//,/ }; do
-    java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare --scenario "$scenario" \
-        --seed "$seed" --policies all --no-report "$@" 2>/dev/null
+    java -cp "$jar" io.github.kvroute.examples.KvrouteSim compare "${source[@]}" \
+        --seed "$seed" --policies "${POLICIES:-all}" --no-report "$@" 2>/dev/null
   done
 done | awk -v me="$policy" '
   # "== name: description" opens a section; the attainment rows follow a "policy capacity_rps" header
