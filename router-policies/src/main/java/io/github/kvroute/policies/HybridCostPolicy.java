@@ -102,7 +102,13 @@ import java.util.function.ToDoubleFunction;
  * 60.92 to 63.79; docs/cost-model.md, "Calibration").
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
- * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204).
+ * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204). With
+ * other routers, by this router's own order of the replicas instead ({@link TieOrder}), drawn
+ * from its randomness and drawn again every {@value #TIE_ORDER_SECONDS} s: its tied requests fill
+ * one idle replica before the next, and no replica stays every router's first for long. Drawn per
+ * request, the Mooncake trace with three routers lost a tenth to a fifth of its capacity under KV
+ * events and 2% with plain metrics (docs/cost-model.md, "The Mooncake trace with several
+ * routers").
  *
  * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the pair
  * of least weighted prefill cost plus weighted KV move over the pair's link, among pairs whose decode
@@ -115,12 +121,18 @@ import java.util.function.ToDoubleFunction;
  * term at its weight (0 unless {@code risk_weight} is set).
  *
  * <p>Thread-safety: thread-safe. The configuration is immutable; the only state is the
- * {@link HomeBook} and the {@link NewPrefixPlacement}'s reuse share, both thread-safe and read
- * without a monitor. Each router builds its own instance, so each has its own.
+ * {@link HomeBook}, the {@link NewPrefixPlacement}'s reuse share and the tie order (an immutable
+ * value behind a volatile), all thread-safe and read without a monitor. Each router builds its
+ * own instance, so each has its own.
  */
 final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   static final String NAME = "hybrid-cost";
   private static final double TIE_MILLIS = 1e-3;
+  /** How long a router keeps its order of the replicas for ties among routers. */
+  static final long TIE_ORDER_SECONDS = 60;
+  private static final long TIE_ORDER_NANOS = TIE_ORDER_SECONDS * 1_000_000_000L;
+  /** See {@link #tieOrder}; null until the first tie with peers. */
+  private volatile TieOrder tieOrder;
   /**
    * With other routers, traffic counts as sharing prefixes while at least this share of the
    * requests repeats a prefix routed within the minute ({@link HomeBook#repeatShare}): the named
@@ -199,6 +211,27 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     return ranking;
   }
 
+  /** This router's order of the replicas for ties among routers: rendezvous ranks under a salt. */
+  private record TieOrder(long salt, long period) {
+    boolean prefers(CandidateView c, CandidateView than) {
+      return PrefixHome.rank(salt, c.replicaId()) > PrefixHome.rank(salt, than.replicaId());
+    }
+  }
+
+  /**
+   * The tie order of the current {@value #TIE_ORDER_SECONDS} s period, drawn from the router's
+   * randomness at the period's first tie (two racing first draws each publish one; the last stays).
+   */
+  private TieOrder tieOrder(RoutingContext context) {
+    long period = context.nowNanos() / TIE_ORDER_NANOS;
+    TieOrder order = tieOrder;
+    if (order == null || order.period() != period) {
+      order = new TieOrder(context.random().nextLong() | 1, period);
+      tieOrder = order;
+    }
+    return order;
+  }
+
   /**
    * The weight of a term by its name, 1 for names without one (a host's own scorers): a scan of at
    * most six names, allocation-free (the router asks it once per term per decision; other contexts
@@ -265,9 +298,9 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
         bestMillis = ms;
         ties = 1;
       } else if (Math.abs(ms - bestMillis) <= TIE_MILLIS) {
-        // reservoir sampling over the tied candidates: each is kept with probability 1/ties
         ties++;
-        if (context.random().nextInt(ties) == 0) {
+        // with peers this router's own order; else reservoir sampling, each kept with 1/ties
+        if (peers ? tieOrder(context).prefers(c, best) : context.random().nextInt(ties) == 0) {
           best = c;
           bestMillis = ms;
         }

@@ -175,6 +175,49 @@ class HybridCostUniqueTrafficTest {
         .isEqualTo("replica-0");
   }
 
+  /** Four idle replicas alike: every candidate ties. */
+  private static List<CandidateView> idle() {
+    List<CandidateView> views = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      views.add(CandidateView.newBuilder().replicaId("replica-" + i).prefill(20, 0.035)
+          .cache(0, 1_000_000).build());
+    }
+    return views;
+  }
+
+  /** Where {@code policy} sends {@code n} tied prompts at {@code nowNanos}, each with its own seed. */
+  private static java.util.Set<String> tied(HybridCostPolicy policy, long seed, int n,
+      long nowNanos, double peers) {
+    java.util.Set<String> placed = new java.util.TreeSet<>();
+    for (int i = 0; i < n; i++) {
+      RoutingContext context = FixedRoutingContext.of(
+          TestRequests.request(1_600, 70_000 + (int) seed * 1_000 + i),
+          idle(), RandomSource.seeded(seed * 1_000 + i), nowNanos, CostModel.defaults());
+      placed.add(policy.route(peers > 0
+          ? FixedRoutingContext.withPeerRouters(context, peers) : context).replicaId());
+    }
+    return placed;
+  }
+
+  @Test
+  void withPeersTiesFollowTheRoutersOwnOrder_drawnAgainEachPeriod() {
+    long period = HybridCostPolicy.TIE_ORDER_SECONDS * 1_000_000_000L;
+    for (long seed = 1; seed <= 5; seed++) {
+      assertThat(tied(after(100, 100, PEERS), seed, 30, 0, PEERS))
+          .as("one favourite within a period, whatever the randomness draws later").hasSize(1);
+    }
+    java.util.Set<String> favourites = new java.util.TreeSet<>();
+    HybridCostPolicy policy = after(100, 100, PEERS);
+    for (int k = 0; k < 12; k++) {
+      java.util.Set<String> inPeriod = tied(policy, k + 1, 10, k * period + period / 2, PEERS);
+      assertThat(inPeriod).hasSize(1);
+      favourites.addAll(inPeriod);
+    }
+    assertThat(favourites).as("a new order each period").hasSizeGreaterThanOrEqualTo(3);
+    assertThat(tied(after(100, 100, 0), 1, 30, 0, 0)).as("alone, drawn at random")
+        .hasSizeGreaterThan(1);
+  }
+
   @Test
   void aLoneRouterPricesTheQueueWhateverItsTraffic() {
     HybridCostPolicy alone = after(100, 100, 0);
