@@ -106,8 +106,8 @@ import java.util.function.ToDoubleFunction;
  * other routers, by this router's own order of the replicas instead ({@link TieOrder}), drawn
  * from its randomness and drawn again every {@value #TIE_ORDER_SECONDS} s: its tied requests fill
  * one idle replica before the next, and no replica stays every router's first for long. Drawn per
- * request, the Mooncake trace with three routers lost a tenth to a fifth of its capacity under KV
- * events and 2% with plain metrics (docs/cost-model.md, "The Mooncake trace with several
+ * request, the Mooncake trace with three routers lost 11-14% of its capacity under KV events and
+ * 1-2% with plain metrics (docs/cost-model.md, "The Mooncake trace with several
  * routers").
  *
  * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the pair
