@@ -221,13 +221,17 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   /**
    * The tie order of the current {@value #TIE_ORDER_SECONDS} s period, drawn from the router's
    * randomness at the period's first tie (two racing first draws each publish one; the last stays).
+   * An explanation that finds none for its period draws one for itself and publishes nothing, so
+   * explaining a request changes no later decision.
    */
   private TieOrder tieOrder(RoutingContext context) {
     long period = context.nowNanos() / TIE_ORDER_NANOS;
     TieOrder order = tieOrder;
     if (order == null || order.period() != period) {
       order = new TieOrder(context.random().nextLong() | 1, period);
-      tieOrder = order;
+      if (!RoutingContexts.isExplanation(context)) {
+        tieOrder = order;
+      }
     }
     return order;
   }

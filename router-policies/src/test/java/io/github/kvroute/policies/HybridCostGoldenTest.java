@@ -188,6 +188,41 @@ class HybridCostGoldenTest {
     assertThat(tiedPlacements(8, 40)).isNotEqualTo(tiedPlacements(7, 40));
   }
 
+  /**
+   * With peers the ties follow the router's own order, drawn at the first tie; a router that
+   * explains a prompt before any decision must not have the explanation draw it for its decisions.
+   */
+  @Test
+  void withPeersAnExplanationDoesNotDrawTheTieOrderForLaterDecisions() {
+    for (long seed = 1; seed <= 8; seed++) {
+      List<String> explained = new ArrayList<>();
+      List<String> plain = new ArrayList<>();
+      for (List<String> placed : List.of(explained, plain)) {
+        Router router = Router.newBuilder().registry(REGISTRY).policy("hybrid-cost")
+            .admission(AdmissionController.admitAll()).ticker(new ManualTicker()).seed(seed)
+            .peerRouters(2).build();
+        for (String id : new String[] {"a", "b", "c", "d"}) {
+          router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId(id).model(MODEL)
+              .estimatedQueueDelayMillis(0).build());
+        }
+        if (placed == explained) {
+          router.explain(Request.newBuilder().id("probe").model(MODEL)
+              .prompt(PromptKey.unhashed(1_000)).build());
+        }
+        for (int i = 0; i < 10; i++) {
+          Request r = Request.newBuilder().id("t-" + i).model(MODEL)
+              .prompt(PromptKey.unhashed(1_000)).build();
+          RoutingDecision d = router.route(r);
+          placed.add(d.replicaId());
+          router.onOutcome(Outcome.newBuilder().requestId(r.id()).replicaId(d.replicaId())
+              .epoch(d.epoch()).status(OutcomeStatus.SUCCESS).build());
+        }
+      }
+      assertThat(explained).as("seed %s", seed).isEqualTo(plain);
+      assertThat(Set.copyOf(plain)).as("one favourite while the order lasts").hasSize(1);
+    }
+  }
+
   // -------------------------------------------------------------------------------- staleness
 
   /** "old" reported at 0 ms with an empty queue; "fresh" reports 3 s later with a 2 s queue. */
