@@ -39,7 +39,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * through a volatile field. One caller at a time recomputes it ({@code tryLock}); the others use
  * the previous one, in which a prefix seen for the first time has no home yet (its caller falls
  * back to plain rendezvous). A single-threaded caller, such as the simulator, always recomputes
- * when due, so its runs reproduce. The decaying counts are volatile and updated without a lock:
+ * when due, so its runs reproduce. The decaying counts, and the plain count of requests noted,
+ * are volatile and updated without a lock:
  * two callers noting requests at the same instant may count one, which moves a share by one
  * request in the hundreds its memory holds; the share only chooses a slack, so a lock on every
  * decision would buy nothing.

@@ -155,11 +155,20 @@ class HybridCostGoldenTest {
 
   /** Idle identical replicas; each request finishes before the next, so they stay tied. */
   private List<String> tiedPlacements(long seed, int n) {
-    Router router = router(Map.of(), CostModel.defaults(), seed);
+    return placements(idle(router(Map.of(), CostModel.defaults(), seed)), n);
+  }
+
+  /** {@code router} with four idle identical replicas. */
+  private static Router idle(Router router) {
     for (String id : new String[] {"a", "b", "c", "d"}) {
       router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId(id).model(MODEL)
           .estimatedQueueDelayMillis(0).build());
     }
+    return router;
+  }
+
+  /** Where {@code router} places {@code n} requests, each finished before the next. */
+  private static List<String> placements(Router router, int n) {
     List<String> placed = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       Request r = Request.newBuilder().id("t-" + i).model(MODEL)
@@ -195,32 +204,20 @@ class HybridCostGoldenTest {
   @Test
   void withPeersAnExplanationDoesNotDrawTheTieOrderForLaterDecisions() {
     for (long seed = 1; seed <= 8; seed++) {
-      List<String> explained = new ArrayList<>();
-      List<String> plain = new ArrayList<>();
-      for (List<String> placed : List.of(explained, plain)) {
-        Router router = Router.newBuilder().registry(REGISTRY).policy("hybrid-cost")
-            .admission(AdmissionController.admitAll()).ticker(new ManualTicker()).seed(seed)
-            .peerRouters(2).build();
-        for (String id : new String[] {"a", "b", "c", "d"}) {
-          router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId(id).model(MODEL)
-              .estimatedQueueDelayMillis(0).build());
-        }
-        if (placed == explained) {
-          router.explain(Request.newBuilder().id("probe").model(MODEL)
-              .prompt(PromptKey.unhashed(1_000)).build());
-        }
-        for (int i = 0; i < 10; i++) {
-          Request r = Request.newBuilder().id("t-" + i).model(MODEL)
-              .prompt(PromptKey.unhashed(1_000)).build();
-          RoutingDecision d = router.route(r);
-          placed.add(d.replicaId());
-          router.onOutcome(Outcome.newBuilder().requestId(r.id()).replicaId(d.replicaId())
-              .epoch(d.epoch()).status(OutcomeStatus.SUCCESS).build());
-        }
-      }
+      Router explaining = idle(withPeers(seed));
+      explaining.explain(Request.newBuilder().id("probe").model(MODEL)
+          .prompt(PromptKey.unhashed(1_000)).build());
+      List<String> explained = placements(explaining, 10);
+      List<String> plain = placements(idle(withPeers(seed)), 10);
       assertThat(explained).as("seed %s", seed).isEqualTo(plain);
       assertThat(Set.copyOf(plain)).as("one favourite while the order lasts").hasSize(1);
     }
+  }
+
+  private static Router withPeers(long seed) {
+    return Router.newBuilder().registry(REGISTRY).policy("hybrid-cost")
+        .admission(AdmissionController.admitAll()).ticker(new ManualTicker()).seed(seed)
+        .peerRouters(2).build();
   }
 
   // -------------------------------------------------------------------------------- staleness
