@@ -306,7 +306,6 @@ final class CompareCommand implements Callable<Integer> {
         .telemetryDelayMillis(0).priorErrorFactor(1.0).build();
   }
 
-  /** Per result, router 0's learnt prefill cost per token by replica, beside the truth and prior. */
   /** Each run's notes (transfers, tiers and tenants, hedges), under its policy's name. */
   private static String noteLines(List<SimulationResult> results) {
     StringBuilder out = new StringBuilder();
@@ -318,6 +317,7 @@ final class CompareCommand implements Callable<Integer> {
     return out.toString();
   }
 
+  /** Per result, router 0's learnt prefill cost per token by replica, beside the truth and prior. */
   private static String calibrationLines(List<SimulationResult> results) {
     StringBuilder out = new StringBuilder();
     for (SimulationResult r : results) {
