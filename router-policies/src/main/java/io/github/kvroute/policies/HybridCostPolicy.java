@@ -104,11 +104,12 @@ import java.util.function.ToDoubleFunction;
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204). With
  * other routers, by this router's own order of the replicas instead ({@link TieOrder}), drawn
- * from its randomness and drawn again every {@value #TIE_ORDER_SECONDS} s: its tied requests fill
- * one idle replica before the next, and no replica stays every router's first for long. Drawn per
- * request, the Mooncake trace with three routers lost 11-14% of its capacity under KV events and
- * 1-2% with plain metrics (docs/cost-model.md, "The Mooncake trace with several
- * routers").
+ * from its randomness and drawn again every {@value #TIE_ORDER_SECONDS} s ({@code tie_order_ms}):
+ * its tied requests fill one idle replica before the next, and no replica stays every router's
+ * first for long. Drawn per request, the Mooncake trace with three routers lost 11-14% of its
+ * capacity under KV events and 1-2% with plain metrics; never drawn again ({@code tie_order_ms=0})
+ * it serves 5-6% more under KV events, but while the fleet idles a router's ties all go to one
+ * replica (docs/cost-model.md, "The Mooncake trace with several routers").
  *
  * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the pair
  * of least weighted prefill cost plus weighted KV move over the pair's link, among pairs whose decode
@@ -128,9 +129,10 @@ import java.util.function.ToDoubleFunction;
 final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   static final String NAME = "hybrid-cost";
   private static final double TIE_MILLIS = 1e-3;
-  /** How long a router keeps its order of the replicas for ties among routers. */
+  /** How long a router keeps its order of the replicas for ties among routers, by default. */
   static final long TIE_ORDER_SECONDS = 60;
-  private static final long TIE_ORDER_NANOS = TIE_ORDER_SECONDS * 1_000_000_000L;
+  /** How long this router keeps its tie order; {@link Long#MAX_VALUE}: for its whole life. */
+  private final long tieOrderNanos;
   /** See {@link #tieOrder}; null until the first tie with peers. */
   private volatile TieOrder tieOrder;
   /**
@@ -190,6 +192,17 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
 
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
       boolean shedNewPrefixes, double loadBound, double saturationMillis) {
+    this(weights, excludeStale, externality, shedNewPrefixes, loadBound, saturationMillis,
+        TIE_ORDER_SECONDS * 1_000);
+  }
+
+  /**
+   * @param tieOrderMillis how long a router sharing the fleet keeps its order of the replicas for
+   *     ties; 0: for its whole life
+   */
+  HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
+      boolean shedNewPrefixes, double loadBound, double saturationMillis, long tieOrderMillis) {
+    this.tieOrderNanos = tieOrderMillis == 0 ? Long.MAX_VALUE : tieOrderMillis * 1_000_000L;
     this.loadBound = loadBound;
     this.pastSaturation = new PastSaturation(saturationMillis);
     this.saturationMillis = saturationMillis;
@@ -219,13 +232,14 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   }
 
   /**
-   * The tie order of the current {@value #TIE_ORDER_SECONDS} s period, drawn from the router's
-   * randomness at the period's first tie (two racing first draws each publish one; the last stays).
-   * An explanation that finds none for its period draws one for itself and publishes nothing, so
-   * explaining a request changes no later decision.
+   * The tie order of the current period ({@code tie_order_ms}, {@value #TIE_ORDER_SECONDS} s by
+   * default; one period for the router's life at 0), drawn from the router's randomness at the
+   * period's first tie (two racing first draws each publish one; the last stays). An explanation
+   * that finds none for its period draws one for itself and publishes nothing, so explaining a
+   * request changes no later decision.
    */
   private TieOrder tieOrder(RoutingContext context) {
-    long period = context.nowNanos() / TIE_ORDER_NANOS;
+    long period = tieOrderNanos == Long.MAX_VALUE ? 0 : context.nowNanos() / tieOrderNanos;
     TieOrder order = tieOrder;
     if (order == null || order.period() != period) {
       order = new TieOrder(context.random().nextLong() | 1, period);

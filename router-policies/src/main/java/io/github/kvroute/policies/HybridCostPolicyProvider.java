@@ -31,7 +31,9 @@ import java.util.Set;
  * deepest holder that waits longest, and routers sharing the fleet onto the replica they agree
  * on; see {@link PastSaturation}; and routers sharing the fleet on traffic without shared prefixes
  * send a request with a deadline where their own in-flight prompt tokens are fewest, see
- * {@link OwnLoadUnderBacklog}).
+ * {@link OwnLoadUnderBacklog}); {@code tie_order_ms} (milliseconds up to a day, or {@code 0} for the
+ * router's whole life; default 60,000: how long a router sharing the fleet keeps its own order of the
+ * replicas for breaking ties, see {@link HybridCostPolicy}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
@@ -45,6 +47,8 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
    * so admission, still counts it.
    */
   static final Map<CostTerm, Double> DEFAULT_WEIGHTS = Map.of(CostTerm.RISK, 0.0);
+  /** The longest {@code tie_order_ms} short of "for the router's life" (0): a day. */
+  static final long MAX_TIE_ORDER_MILLIS = 86_400_000;
   /** Former option names, still accepted. */
   private static final Map<CostTerm, String> DEPRECATED_ALIASES =
       Map.of(CostTerm.TRANSFER, "load_weight", CostTerm.KV_PRESSURE, "kv_weight");
@@ -96,8 +100,10 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
           + " (expected: 0 (off) or a number in [1, 100])");
     }
     double saturation = c.doubleIn("saturation_ms", PastSaturation.DEFAULT_MILLIS, 0, 3_600_000);
-    return c.finish(
-        () -> new HybridCostPolicy(weights, exclude, externality, shed, bound, saturation));
+    long tieOrder = c.longIn("tie_order_ms", HybridCostPolicy.TIE_ORDER_SECONDS * 1_000, 0,
+        MAX_TIE_ORDER_MILLIS);
+    return c.finish(() -> new HybridCostPolicy(weights, exclude, externality, shed, bound,
+        saturation, tieOrder));
   }
 
   /** The weight option of {@code term}, for example {@code kv_pressure_weight}. */

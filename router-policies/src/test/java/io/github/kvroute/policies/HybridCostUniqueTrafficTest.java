@@ -219,6 +219,36 @@ class HybridCostUniqueTrafficTest {
   }
 
   @Test
+  void tieOrderMsSetsHowLongTheOrderLasts_zeroForTheRoutersLife() {
+    long minute = HybridCostPolicy.TIE_ORDER_SECONDS * 1_000_000_000L;
+    HybridCostPolicy forLife = configured("0");
+    java.util.Set<String> favourites = new java.util.TreeSet<>();
+    for (int k = 0; k < 12; k++) {
+      favourites.addAll(tied(forLife, k + 1, 10, k * minute * 60 + 1, PEERS));
+    }
+    assertThat(favourites).as("one favourite over twelve hours").hasSize(1);
+
+    HybridCostPolicy perSecond = configured("1000");
+    favourites.clear();
+    for (int k = 0; k < 12; k++) {
+      java.util.Set<String> inSecond = tied(perSecond, k + 1, 10, k * 1_000_000_000L + 1, PEERS);
+      assertThat(inSecond).hasSize(1);
+      favourites.addAll(inSecond);
+    }
+    assertThat(favourites).as("a new order each second").hasSizeGreaterThanOrEqualTo(3);
+  }
+
+  /** hybrid-cost as the registry builds it with {@code tie_order_ms}, after 100 unique prompts. */
+  private static HybridCostPolicy configured(String tieOrderMillis) {
+    HybridCostPolicy policy = (HybridCostPolicy) Policies.tryCreate("hybrid-cost",
+        Map.of("tie_order_ms", tieOrderMillis)).value();
+    for (int i = 0; i < 100; i++) {
+      policy.route(context(TestRequests.request(1_600, 1_000 + i), PEERS));
+    }
+    return policy;
+  }
+
+  @Test
   void aLoneRouterPricesTheQueueWhateverItsTraffic() {
     HybridCostPolicy alone = after(100, 100, 0);
     for (int seed = 1; seed <= 20; seed++) {

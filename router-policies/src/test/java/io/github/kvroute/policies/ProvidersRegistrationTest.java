@@ -81,7 +81,7 @@ class ProvidersRegistrationTest {
     String hybridKeys =
         "[externality, kv_pressure_weight, kv_weight, load_bound, load_weight, prefill_weight,"
             + " queue_weight, risk_weight, saturation_ms, shed_new_prefixes, stale, step_weight,"
-            + " transfer_weight]";
+            + " tie_order_ms, transfer_weight]";
     return Stream.of(
         Arguments.of("hybrid-cost", Map.of("queue_weight", "200"),
             "queue_weight: 200 (expected: a number in [0, 100])"),
@@ -95,6 +95,10 @@ class ProvidersRegistrationTest {
             "load_bound: 0.5 (expected: 0 (off) or a number in [1, 100])"),
         Arguments.of("hybrid-cost", Map.of("saturation_ms", "-5"),
             "saturation_ms: -5 (expected: a number in [0, 3600000])"),
+        Arguments.of("hybrid-cost", Map.of("tie_order_ms", "1.5"),
+            "tie_order_ms: 1.5 (expected: an integer in [0, 86400000])"),
+        Arguments.of("hybrid-cost", Map.of("tie_order_ms", "-1"),
+            "tie_order_ms: -1 (expected: an integer in [0, 86400000])"),
         Arguments.of("hybrid-cost", Map.of("stale", "sometimes"),
             "stale: sometimes (expected: one of [exclude, penalize])"),
         Arguments.of("hybrid-cost", Map.of("queue_wieght", "2"),
