@@ -108,7 +108,7 @@ import java.util.function.ToDoubleFunction;
  * its tied requests fill one idle replica before the next, and no replica stays every router's
  * first for long. Drawn per request, the Mooncake trace with three routers lost 11-14% of its
  * capacity under KV events and 1-2% with plain metrics; never drawn again ({@code tie_order_ms=0})
- * it serves 5-6% more under KV events, but while the fleet idles a router's ties all go to one
+ * it serves 5-7% more under KV events, but while the fleet idles a router's ties all go to one
  * replica (docs/cost-model.md, "The Mooncake trace with several routers").
  *
  * <p>Disaggregated fleets (no whole-request candidates, but prefill and decode pools): the pair
