@@ -103,7 +103,7 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Ties (within a microsecond) are broken with the router's seeded randomness, so idle identical
  * replicas share cold traffic instead of all of it landing on the first (GIE issue #1204). With
- * other routers, by this router's own order of the replicas instead ({@link TieOrder}), drawn
+ * other routers, by this router's own order of the replicas instead ({@link TieOrders}), drawn
  * from its randomness and drawn again every {@value #TIE_ORDER_SECONDS} s ({@code tie_order_ms}):
  * its tied requests fill one idle replica before the next, and no replica stays every router's
  * first for long. Drawn per request, the Mooncake trace with three routers lost 11-14% of its
@@ -122,19 +122,17 @@ import java.util.function.ToDoubleFunction;
  * term at its weight (0 unless {@code risk_weight} is set).
  *
  * <p>Thread-safety: thread-safe. The configuration is immutable; the only state is the
- * {@link HomeBook}, the {@link NewPrefixPlacement}'s reuse share and the tie order (an immutable
- * value behind a volatile), all thread-safe and read without a monitor. Each router builds its
- * own instance, so each has its own.
+ * {@link HomeBook}, the {@link NewPrefixPlacement}'s reuse share and the {@link TieOrders} (an
+ * immutable value behind a volatile), all thread-safe and read without a monitor. Each router
+ * builds its own instance, so each has its own.
  */
 final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   static final String NAME = "hybrid-cost";
   private static final double TIE_MILLIS = 1e-3;
   /** How long a router keeps its order of the replicas for ties among routers, by default. */
-  static final long TIE_ORDER_SECONDS = 60;
-  /** How long this router keeps its tie order; {@link Long#MAX_VALUE}: for its whole life. */
-  private final long tieOrderNanos;
-  /** See {@link #tieOrder}; null until the first tie with peers. */
-  private volatile TieOrder tieOrder;
+  static final long TIE_ORDER_SECONDS = TieOrders.DEFAULT_SECONDS;
+  /** This router's order of the replicas for ties among routers. */
+  private final TieOrders tieOrders;
   /**
    * With other routers, traffic counts as sharing prefixes while at least this share of the
    * requests repeats a prefix routed within the minute ({@link HomeBook#repeatShare}): the named
@@ -202,7 +200,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
    */
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
       boolean shedNewPrefixes, double loadBound, double saturationMillis, long tieOrderMillis) {
-    this.tieOrderNanos = tieOrderMillis == 0 ? Long.MAX_VALUE : tieOrderMillis * 1_000_000L;
+    this.tieOrders = new TieOrders(tieOrderMillis);
     this.loadBound = loadBound;
     this.pastSaturation = new PastSaturation(saturationMillis);
     this.saturationMillis = saturationMillis;
@@ -222,32 +220,6 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   @Override
   public StandardRanking standardRanking() {
     return ranking;
-  }
-
-  /** This router's order of the replicas for ties among routers: rendezvous ranks under a salt. */
-  private record TieOrder(long salt, long period) {
-    boolean prefers(CandidateView c, CandidateView than) {
-      return PrefixHome.rank(salt, c.replicaId()) > PrefixHome.rank(salt, than.replicaId());
-    }
-  }
-
-  /**
-   * The tie order of the current period ({@code tie_order_ms}, {@value #TIE_ORDER_SECONDS} s by
-   * default; one period for the router's life at 0), drawn from the router's randomness at the
-   * period's first tie (two racing first draws each publish one; the last stays). An explanation
-   * that finds none for its period draws one for itself and publishes nothing, so explaining a
-   * request changes no later decision.
-   */
-  private TieOrder tieOrder(RoutingContext context) {
-    long period = tieOrderNanos == Long.MAX_VALUE ? 0 : context.nowNanos() / tieOrderNanos;
-    TieOrder order = tieOrder;
-    if (order == null || order.period() != period) {
-      order = new TieOrder(context.random().nextLong() | 1, period);
-      if (!RoutingContexts.isExplanation(context)) {
-        tieOrder = order;
-      }
-    }
-    return order;
   }
 
   /**
@@ -318,7 +290,7 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       } else if (Math.abs(ms - bestMillis) <= TIE_MILLIS) {
         ties++;
         // with peers this router's own order; else reservoir sampling, each kept with 1/ties
-        if (peers ? tieOrder(context).prefers(c, best) : context.random().nextInt(ties) == 0) {
+        if (peers ? tieOrders.prefers(context, c, best) : context.random().nextInt(ties) == 0) {
           best = c;
           bestMillis = ms;
         }
