@@ -76,7 +76,10 @@ import java.util.function.ToDoubleFunction;
  * mean of its requests in flight and a calibrated wait over 100 ms ({@link LoadBound}): a hot
  * prefix's holder looks cheap to every request that finds the prefix there while the decodes it
  * carries slow all of them, so the prefix is copied once its holder carries twice its share and
- * waits, not after its queue has passed the objective.
+ * waits, not after its queue has passed the objective. A request without a budget that the ranking
+ * would send to copy its prefix stays with the deepest holder while that ranks within
+ * {@code stay_ratio} (default 4) times the best and carries no other prefix's traffic: the queue
+ * passes and the copy stays, taking a prefix's worth of a full cache ({@link HolderStay}).
  *
  * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
  * {@value PastSaturation#DEFAULT_MILLIS}, and at a router alone over the mean request's predicted
@@ -123,7 +126,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Thread-safety: thread-safe. The configuration is immutable; the only state is the
  * {@link HomeBook}, the {@link NewPrefixPlacement}'s reuse share and the {@link TieOrders} (an
- * immutable value behind a volatile), all thread-safe and read without a monitor. Each router
+ * immutable value behind a volatile), all thread-safe and read without a monitor, and the
+ * {@link HolderStay}'s per-replica counts, each behind its own monitor. Each router
  * builds its own instance, so each has its own.
  */
 final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
@@ -164,6 +168,8 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   private final Externality externality;
   /** A router alone skips a replica past this many times the mean requests in flight; 0: off. */
   private final double loadBound;
+  /** When a router alone keeps a request with its prefix's deepest holder. */
+  private final HolderStay holders;
   /** Where a request without a deadline goes once every replica is backlogged. */
   private final PastSaturation pastSaturation;
   /** The calibrated wait past which every candidate counts as backlogged; 0: never. */
@@ -191,16 +197,19 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
       boolean shedNewPrefixes, double loadBound, double saturationMillis) {
     this(weights, excludeStale, externality, shedNewPrefixes, loadBound, saturationMillis,
-        TIE_ORDER_SECONDS * 1_000);
+        TIE_ORDER_SECONDS * 1_000, HolderStay.DEFAULT_RATIO);
   }
 
   /**
    * @param tieOrderMillis how long a router sharing the fleet keeps its order of the replicas for
    *     ties; 0: for its whole life
+   * @param stayRatio {@link HolderStay}'s ratio; 0: off
    */
   HybridCostPolicy(Map<CostTerm, Double> weights, boolean excludeStale, Externality externality,
-      boolean shedNewPrefixes, double loadBound, double saturationMillis, long tieOrderMillis) {
+      boolean shedNewPrefixes, double loadBound, double saturationMillis, long tieOrderMillis,
+      double stayRatio) {
     this.tieOrders = new TieOrders(tieOrderMillis);
+    this.holders = new HolderStay(stayRatio);
     this.loadBound = loadBound;
     this.pastSaturation = new PastSaturation(saturationMillis);
     this.saturationMillis = saturationMillis;
@@ -308,20 +317,22 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
       return home(context, onlyFresh, unique, queueing, best, bestMillis, piled);
     }
     int piled = pastSaturation.pick(context, onlyFresh, false);
-    if (piled >= 0) {
-      CandidateView c = candidates.get(piled);
-      return context.routedWithEstimate(c,
-          scores != null ? scores[piled] : rankingMillis(context, c, false, queueing));
-    }
-    int placed = newPrefix.place(context, deepest, onlyFresh);
+    int placed = piled >= 0 ? piled : newPrefix.place(context, deepest, onlyFresh);
     if (placed == NewPrefixPlacement.SHED) {
       return NewPrefixPlacement.shed(context, onlyFresh);
     }
-    if (placed >= 0) {
-      CandidateView c = candidates.get(placed);
-      return context.routedWithEstimate(c,
-          scores != null ? scores[placed] : rankingMillis(context, c, false, queueing));
+    // the pile or a new prefix's placement (scored without the calibration, as ever), else the best
+    // unless its copy is not worth the holder's cache
+    int at = placed >= 0 ? placed : holders.holder(context, best, onlyFresh, limit);
+    if (at >= 0) {
+      CandidateView c = candidates.get(at);
+      double ms = scores != null ? scores[at] : rankingMillis(context, c, false, queueing);
+      if (placed >= 0 || holders.keeps(ms + calibrationMillis(c), bestMillis)) {
+        best = c;
+        bestMillis = placed >= 0 ? ms : ms + calibrationMillis(c);
+      }
     }
+    holders.note(context, best);
     return context.routedWithEstimate(best, bestMillis);
   }
 

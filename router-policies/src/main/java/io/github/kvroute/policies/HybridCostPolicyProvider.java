@@ -33,7 +33,10 @@ import java.util.Set;
  * send a request with a deadline where their own in-flight prompt tokens are fewest, see
  * {@link OwnLoadUnderBacklog}); {@code tie_order_ms} (milliseconds up to a day, or {@code 0} for the
  * router's whole life; default 60,000: how long a router sharing the fleet keeps its own order of the
- * replicas for breaking ties, see {@link HybridCostPolicy}).
+ * replicas for breaking ties, see {@link HybridCostPolicy}); {@code stay_ratio} ({@code 0} (off) or a
+ * factor in [1, 100], default {@value HolderStay#DEFAULT_RATIO}: a router alone keeps a request
+ * without a deadline with its prefix's deepest holder, rather than copy the prefix, while the holder
+ * ranks within that factor of the best and carries no other prefix's traffic; see {@link HolderStay}).
  *
  * <p>Deprecated aliases: {@code load_weight} for {@code transfer_weight} and {@code kv_weight} for
  * {@code kv_pressure_weight} (the terms' former names); setting both spellings is an error.
@@ -102,8 +105,13 @@ public final class HybridCostPolicyProvider extends RoutingPolicyProvider {
     double saturation = c.doubleIn("saturation_ms", PastSaturation.DEFAULT_MILLIS, 0, 3_600_000);
     long tieOrder = c.longIn("tie_order_ms", HybridCostPolicy.TIE_ORDER_SECONDS * 1_000, 0,
         MAX_TIE_ORDER_MILLIS);
+    double stay = c.doubleIn("stay_ratio", HolderStay.DEFAULT_RATIO, 0, 100);
+    if (stay > 0 && stay < 1) {
+      c.addError("stay_ratio: " + config.get("stay_ratio")
+          + " (expected: 0 (off) or a number in [1, 100])");
+    }
     return c.finish(() -> new HybridCostPolicy(weights, exclude, externality, shed, bound,
-        saturation, tieOrder));
+        saturation, tieOrder, stay));
   }
 
   /** The weight option of {@code term}, for example {@code kv_pressure_weight}. */

@@ -167,8 +167,9 @@ class ExternalitiesTest {
         .isCloseTo(76, within(1e-9));
   }
 
+  /** The ranking with {@code externality}; no {@link HolderStay}, which overrides it for copies. */
   private static HybridCostPolicy policy(HybridCostPolicy.Externality externality) {
-    return new HybridCostPolicy(Map.of(), false, externality, true,
-        LoadBound.DEFAULT_FACTOR);
+    return new HybridCostPolicy(Map.of(), false, externality, true, LoadBound.DEFAULT_FACTOR,
+        PastSaturation.DEFAULT_MILLIS, HybridCostPolicy.TIE_ORDER_SECONDS * 1_000, 0);
   }
 }

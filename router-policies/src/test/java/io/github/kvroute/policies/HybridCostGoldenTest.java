@@ -20,6 +20,7 @@ import io.github.kvroute.core.CostModel;
 import io.github.kvroute.core.Router;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,10 +57,16 @@ class HybridCostGoldenTest {
         .admission(AdmissionController.admitAll()).ticker(ticker).seed(seed).build();
   }
 
-  /** R0 holds all 4,000 tokens, R2 the first 2,000, R1 nothing; R1 alone lacks {@code adapters}. */
+  /**
+   * R0 holds all 4,000 tokens, R2 the first 2,000, R1 nothing; R1 alone lacks {@code adapters}.
+   * The example prices one request, so the rule that keeps a request with its prefix's deepest
+   * holder for the fleet's sake ({@link HolderStay}, tested there) is off.
+   */
   private Router placement(Map<String, String> config, double q0, double q1, double q2,
       Set<String> adapters, PromptKey prompt) {
-    Router router = router(config, PLACEMENT, 42);
+    Map<String, String> priced = new HashMap<>(config);
+    priced.putIfAbsent("stay_ratio", "0");
+    Router router = router(priced, PLACEMENT, 42);
     router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("R0").model(MODEL)
         .estimatedQueueDelayMillis(q0).residentAdapters(adapters).build());
     router.onSnapshot(ReplicaSnapshot.newBuilder().replicaId("R1").model(MODEL)

@@ -80,8 +80,8 @@ class ProvidersRegistrationTest {
   static Stream<Arguments> badOptions() {
     String hybridKeys =
         "[externality, kv_pressure_weight, kv_weight, load_bound, load_weight, prefill_weight,"
-            + " queue_weight, risk_weight, saturation_ms, shed_new_prefixes, stale, step_weight,"
-            + " tie_order_ms, transfer_weight]";
+            + " queue_weight, risk_weight, saturation_ms, shed_new_prefixes, stale, stay_ratio,"
+            + " step_weight, tie_order_ms, transfer_weight]";
     return Stream.of(
         Arguments.of("hybrid-cost", Map.of("queue_weight", "200"),
             "queue_weight: 200 (expected: a number in [0, 100])"),
@@ -99,6 +99,10 @@ class ProvidersRegistrationTest {
             "tie_order_ms: 1.5 (expected: an integer in [0, 86400000])"),
         Arguments.of("hybrid-cost", Map.of("tie_order_ms", "-1"),
             "tie_order_ms: -1 (expected: an integer in [0, 86400000])"),
+        Arguments.of("hybrid-cost", Map.of("stay_ratio", "0.5"),
+            "stay_ratio: 0.5 (expected: 0 (off) or a number in [1, 100])"),
+        Arguments.of("hybrid-cost", Map.of("stay_ratio", "101"),
+            "stay_ratio: 101 (expected: a number in [0, 100])"),
         Arguments.of("hybrid-cost", Map.of("stale", "sometimes"),
             "stale: sometimes (expected: one of [exclude, penalize])"),
         Arguments.of("hybrid-cost", Map.of("queue_wieght", "2"),
