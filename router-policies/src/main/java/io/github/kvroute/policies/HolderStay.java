@@ -138,10 +138,11 @@ final class HolderStay {
 
   /**
    * Notes that this router sends {@code context}'s request to {@code chosen} (nothing for an
-   * explanation, whose decision is never made).
+   * explanation, whose decision is never made; a decision that admission then rejects is counted,
+   * as the policy cannot tell).
    */
   void note(RoutingContext context, CandidateView chosen) {
-    if (ratio <= 0 || RoutingContexts.isExplanation(context)) {
+    if (ratio <= 0 || chosen == null || RoutingContexts.isExplanation(context)) {
       return;
     }
     noteKey(chosen.replicaId(), PrefixHome.key(context.request()), context.nowNanos());
