@@ -78,8 +78,9 @@ import java.util.function.ToDoubleFunction;
  * carries slow all of them, so the prefix is copied once its holder carries twice its share and
  * waits, not after its queue has passed the objective. A request without a budget that the ranking
  * would send to copy its prefix stays with the deepest holder while that ranks within
- * {@code stay_ratio} (default 4) times the best and carries no other prefix's traffic: the queue
- * passes and the copy stays, taking a prefix's worth of a full cache ({@link HolderStay}).
+ * {@code stay_ratio} (default 4) times the best, is within the bound and carries no other prefix's
+ * traffic: the queue passes and the copy stays, taking a prefix's worth of a full cache
+ * ({@link HolderStay}).
  *
  * <p>Past saturation (every candidate's calibrated wait over {@code saturation_ms}, default
  * {@value PastSaturation#DEFAULT_MILLIS}, and at a router alone over the mean request's predicted
@@ -321,15 +322,20 @@ final class HybridCostPolicy implements RoutingPolicy, StandardRanking.Ranked {
     if (placed == NewPrefixPlacement.SHED) {
       return NewPrefixPlacement.shed(context, onlyFresh);
     }
-    // the pile or a new prefix's placement (scored without the calibration, as ever), else the best
-    // unless its copy is not worth the holder's cache
-    int at = placed >= 0 ? placed : holders.holder(context, best, onlyFresh, limit);
-    if (at >= 0) {
-      CandidateView c = candidates.get(at);
-      double ms = scores != null ? scores[at] : rankingMillis(context, c, false, queueing);
-      if (placed >= 0 || holders.keeps(ms + calibrationMillis(c), bestMillis)) {
-        best = c;
-        bestMillis = placed >= 0 ? ms : ms + calibrationMillis(c);
+    if (placed >= 0) {
+      best = candidates.get(placed);
+      bestMillis = scores != null ? scores[placed] : rankingMillis(context, best, false, queueing);
+    } else {
+      // the best, unless the copy it would make is not worth the holder's cache
+      int holder = holders.holder(context, best, onlyFresh, limit);
+      if (holder >= 0) {
+        CandidateView h = candidates.get(holder);
+        double ms = (scores != null ? scores[holder] : rankingMillis(context, h, false, queueing))
+            + calibrationMillis(h);
+        if (holders.keeps(ms, bestMillis)) {
+          best = h;
+          bestMillis = ms;
+        }
       }
     }
     holders.note(context, best);
