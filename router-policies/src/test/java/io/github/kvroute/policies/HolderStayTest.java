@@ -129,7 +129,7 @@ class HolderStayTest {
       @ForAll @IntRange(min = 40, max = 400) int notes, @ForAll long seed) {
     HolderStay stay = new HolderStay(HolderStay.DEFAULT_RATIO);
     java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
-    long hot = question(7, 0, null).prompt().blockHash(PrefixHome.KEY_BLOCKS - 1);
+    long hot = HolderStay.key(question(7, 0, null));
     long now = 0;
     for (int i = 0; i < notes; i++) {
       now += SECOND / 20;
