@@ -2,7 +2,6 @@ package io.github.kvroute.policies;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.kvroute.api.CandidateView;
-import io.github.kvroute.api.PromptKey;
 import io.github.kvroute.api.Request;
 import io.github.kvroute.api.RoutingContext;
 import io.github.kvroute.core.RoutingContexts;
@@ -28,7 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>So a request without a budget stays with the deepest holder, if that holds at least half of
  * its prompt (else most of the prompt is computed wherever it goes, and what lasts is its own
  * KV: on the Mooncake conversation trace at 4 replicas, whose turns hit 6% of their prompts,
- * the rule cost 2% of the capacity without this condition, 0.5% with it), when the holder ranks within
+ * the rule cost 2% of the capacity without this condition, 0.5% with it), when the holder ranks
+ * within
  * {@code stay_ratio} (default {@value #DEFAULT_RATIO}) times the best, is within the load bound
  * ({@link LoadBound}), and does not carry another prefix's traffic: the prefix with the most of
  * the requests this router sent it recently (counts decaying with a {@value #MEMORY_SECONDS} s
@@ -47,7 +47,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Measured with a router alone, {@code vllm} telemetry, capacity bisected, seeds 1-10, against
  * the rule's absence (docs/cost-model.md, "Keeping a request with its prefix's holder"):
  * {@code rag-long-docs} 8.82 to 9.18 req/s, {@code hot-prefix} 86.05 to 87.76,
- * {@code multi-turn-chat} 22.60 to 22.81, the other named scenarios within 0.03. Ratios 2 / 3 / 4 / 6 / unbounded gave {@code rag-long-docs} +0.22 /
+ * {@code multi-turn-chat} 22.60 to 22.81, the other named scenarios within 0.03. Ratios 2 / 3 /
+ * 4 / 6 / unbounded gave {@code rag-long-docs} +0.22 /
  * +0.28 / +0.37 / +0.37 / +0.32 (share 0.3, on an earlier form of the rule); share 0.2 rather than
  * 0.3 kept every load scale of {@code hot-prefix} within 2% of the best other policy (0.3 left
  * 1.5x at 0.978).
@@ -128,7 +129,10 @@ final class HolderStay {
       counts[at] += 1;
     }
 
-    /** Whether the prefix with the most recent requests is not {@code key} and has over the dominant share. */
+    /**
+     * Whether the prefix with the most recent requests is not {@code key} and has over the
+     * dominant share.
+     */
     synchronized boolean carriesOther(long key, long nowNanos) {
       if (used == 0 || nowNanos - notedAtNanos > FORGET_AFTER_MEMORIES * MEMORY_NANOS) {
         return false;
@@ -185,14 +189,9 @@ final class HolderStay {
     return mix != null && mix.carriesOther(key, nowNanos);
   }
 
-  /**
-   * The hash naming {@code request}'s prefix here: its block {@code min(blocks, KEY_BLOCKS) - 1},
-   * past the system prompt many prefixes share.
-   */
+  /** The hash naming {@code request}'s prefix here: past the system prompt many prefixes share. */
   static long key(Request request) {
-    PromptKey prompt = request.prompt();
-    int n = prompt.blockCount();
-    return n == 0 ? 0 : prompt.blockHash(Math.min(n, KEY_BLOCKS) - 1);
+    return PrefixHome.key(request, KEY_BLOCKS);
   }
 
   /** Replicas tracked now (at most {@value #MAX_REPLICAS}). */
@@ -233,7 +232,10 @@ final class HolderStay {
         ? -1 : deepest;
   }
 
-  /** Whether a holder ranked {@code holderMillis} keeps the request from a best of {@code bestMillis}. */
+  /**
+   * Whether a holder ranked {@code holderMillis} keeps the request from a best ranked
+   * {@code bestMillis}.
+   */
   boolean keeps(double holderMillis, double bestMillis) {
     return holderMillis <= ratio * bestMillis;
   }

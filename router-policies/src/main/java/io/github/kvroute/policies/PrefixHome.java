@@ -120,9 +120,17 @@ final class PrefixHome {
 
   /** The hash naming {@code request}'s prefix: its block {@code min(blocks, KEY_BLOCKS) - 1}. */
   static long key(Request request) {
+    return key(request, KEY_BLOCKS);
+  }
+
+  /**
+   * The hash naming {@code request}'s first {@code keyBlocks} blocks (all, if it has fewer); 0
+   * for a prompt of none.
+   */
+  static long key(Request request, int keyBlocks) {
     PromptKey prompt = request.prompt();
     int n = prompt.blockCount();
-    return n == 0 ? 0 : prompt.blockHash(Math.min(n, KEY_BLOCKS) - 1);
+    return n == 0 ? 0 : prompt.blockHash(Math.min(n, keyBlocks) - 1);
   }
 
   /** {@code replicaId}'s rendezvous rank for {@code key}: the same on every router. */
